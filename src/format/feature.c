@@ -1,0 +1,113 @@
+/*
+ * feature.c - feature section payload builders (see feature.h).
+ *
+ * Every integer is appended in native byte order, like the rest of the file.
+ */
+#include "feature.h"
+
+#include <string.h>
+
+int feature_put_string(struct buf *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	size_t padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
+	int err = buf_append_u32(b, (uint32_t)padded);
+	if (!err)
+		err = buf_append(b, s, n);
+	if (!err)
+		err = buf_append_zeros(b, padded - n);
+	return err;
+}
+
+int feature_put_string_list(struct buf *b, const char *const *s, uint32_t nr)
+{
+	int err = buf_append_u32(b, nr);
+	for (uint32_t i = 0; i < nr && !err; i++)
+		err = feature_put_string(b, s[i]);
+	return err;
+}
+
+int feature_string(struct buf *b, const char *s)
+{
+	return feature_put_string(b, s);
+}
+
+int feature_nrcpus(struct buf *b, uint32_t avail, uint32_t online)
+{
+	int err = buf_append_u32(b, avail);
+	return err ? err : buf_append_u32(b, online);
+}
+
+int feature_total_mem(struct buf *b, uint64_t kb)
+{
+	return buf_append_u64(b, kb);
+}
+
+int feature_cmdline(struct buf *b, const char *exe, int argc, char *const argv[])
+{
+	uint32_t nr = argc > 0 ? (uint32_t)argc : 1;
+	int err = buf_append_u32(b, nr);
+	if (!err)
+		err = feature_put_string(b, exe);
+	for (int i = 1; i < argc && !err; i++)
+		err = feature_put_string(b, argv[i]);
+	return err;
+}
+
+int feature_event_desc(struct buf *b, const struct feature_event *ev, uint32_t nr)
+{
+	int err = buf_append_u32(b, nr);
+	if (!err)
+		err = buf_append_u32(b, PD_ATTR_SIZE);
+	for (uint32_t i = 0; i < nr && !err; i++) {
+		err = buf_append(b, ev[i].attr, PD_ATTR_SIZE);
+		if (!err)
+			err = buf_append_u32(b, ev[i].nr_ids);
+		if (!err)
+			err = feature_put_string(b, ev[i].name);
+		if (!err)
+			err = buf_append(b, ev[i].ids, ev[i].nr_ids * sizeof(uint64_t));
+	}
+	return err;
+}
+
+int feature_cpu_topology(struct buf *b, const struct feature_topology *t)
+{
+	int err = feature_put_string_list(b, t->core_sibs, t->nr_core_sibs);
+	if (!err)
+		err = feature_put_string_list(b, t->thread_sibs, t->nr_thread_sibs);
+	for (uint32_t i = 0; i < t->nr_cpus_avail && !err; i++) {
+		err = buf_append_u32(b, t->core_id[i]);
+		if (!err)
+			err = buf_append_u32(b, t->socket_id[i]);
+	}
+	if (err || t->nr_die_sibs == 0)
+		return err;
+	err = feature_put_string_list(b, t->die_sibs, t->nr_die_sibs);
+	for (uint32_t i = 0; i < t->nr_cpus_avail && !err; i++)
+		err = buf_append_u32(b, t->die_id[i]);
+	return err;
+}
+
+int feature_sample_time(struct buf *b, uint64_t first, uint64_t last)
+{
+	int err = buf_append_u64(b, first);
+	return err ? err : buf_append_u64(b, last);
+}
+
+int feature_clockid(struct buf *b, uint64_t res_ns)
+{
+	return buf_append_u64(b, res_ns);
+}
+
+int feature_clock_data(struct buf *b, uint32_t clockid, uint64_t tod_ns, uint64_t clk_ns)
+{
+	int err = buf_append_u32(b, 1);
+	if (!err)
+		err = buf_append_u32(b, clockid);
+	if (!err)
+		err = buf_append_u64(b, tod_ns);
+	if (!err)
+		err = buf_append_u64(b, clk_ns);
+	return err;
+}

@@ -1,0 +1,67 @@
+/*
+ * feature.h - payloads of the perf.data feature sections.
+ *
+ * Each builder is a pure function from facts to bytes appended to a buf; the
+ * byte layouts are those of perf-data-format.md 2.2-2.3 (checked against
+ * perf 6.1). The same payload serves a file-mode section or, later, a
+ * pipe-mode HEADER_FEATURE record. Builders return 0 or -ENOMEM.
+ */
+#ifndef PSREC_FORMAT_FEATURE_H
+#define PSREC_FORMAT_FEATURE_H
+
+#include <stdint.h>
+
+#include "psrec/perf_data.h"
+#include "util/buf.h"
+
+/* perf_header_string: u32 len; char str[len], len = strlen+1 rounded up to
+ * 64 and zero padded (perf's NAME_ALIGN). */
+int feature_put_string(struct buf *b, const char *s);
+/* u32 nr; perf_header_string[nr] */
+int feature_put_string_list(struct buf *b, const char *const *s, uint32_t nr);
+
+/* HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID: one string. */
+int feature_string(struct buf *b, const char *s);
+/* NRCPUS: u32 nr_cpus_avail; u32 nr_cpus_online (avail first; the format
+ * .txt in the kernel tree has them the other way round and is wrong). */
+int feature_nrcpus(struct buf *b, uint32_t avail, uint32_t online);
+/* TOTAL_MEM: u64 MemTotal in kB. */
+int feature_total_mem(struct buf *b, uint64_t kb);
+/* CMDLINE: u32 nr; strings: the recorder's absolute path, then argv[1..]. */
+int feature_cmdline(struct buf *b, const char *exe, int argc, char *const argv[]);
+
+struct feature_event {
+	const struct pd_attr *attr;
+	const char *name;
+	const uint64_t *ids;
+	uint32_t nr_ids;
+};
+/* EVENT_DESC: u32 nr; u32 attr_size; per event: attr, u32 nr_ids, string
+ * name, u64 ids[nr_ids]. */
+int feature_event_desc(struct buf *b, const struct feature_event *ev, uint32_t nr);
+
+struct feature_topology {
+	uint32_t nr_cpus_avail;          /* length of the per-CPU arrays */
+	const char *const *core_sibs;    /* unique package_cpus lists */
+	uint32_t nr_core_sibs;
+	const char *const *thread_sibs;  /* unique thread_siblings lists */
+	uint32_t nr_thread_sibs;
+	const uint32_t *core_id;         /* [nr_cpus_avail], -1 when unknown */
+	const uint32_t *socket_id;       /* [nr_cpus_avail] */
+	const char *const *die_sibs;     /* optional: nr_die_sibs 0 omits the die part */
+	uint32_t nr_die_sibs;
+	const uint32_t *die_id;          /* [nr_cpus_avail] when nr_die_sibs > 0 */
+};
+/* CPU_TOPOLOGY: core siblings, thread siblings, {core_id, socket_id}[avail],
+ * then optionally die siblings and die_id[avail]. */
+int feature_cpu_topology(struct buf *b, const struct feature_topology *t);
+
+/* SAMPLE_TIME: u64 first; u64 last (recording clock, ns). */
+int feature_sample_time(struct buf *b, uint64_t first, uint64_t last);
+/* CLOCKID: u64 resolution of the recording clock in ns. */
+int feature_clockid(struct buf *b, uint64_t res_ns);
+/* CLOCK_DATA: u32 version 1; u32 clockid; u64 wall-clock ns; u64 clockid ns
+ * (one instant read on both clocks). */
+int feature_clock_data(struct buf *b, uint32_t clockid, uint64_t tod_ns, uint64_t clk_ns);
+
+#endif

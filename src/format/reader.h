@@ -1,0 +1,75 @@
+/*
+ * reader.h - iterating over a perf.data file.
+ *
+ * Reads files written by psrec and by perf (file mode, native endian). The
+ * whole input is mapped (or given as memory); every offset and length taken
+ * from it is bounds-checked before use, so truncated, oversized or garbage
+ * input yields an error naming the offset, never a crash. Records of any
+ * type are returned; callers skip types they do not know (the reader never
+ * rejects a record for its type, only for its framing).
+ */
+#ifndef PSREC_FORMAT_READER_H
+#define PSREC_FORMAT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psrec/perf_data.h"
+#include "util/err.h"
+
+struct reader_attr {
+	struct pd_attr attr;        /* zero-extended to 128 bytes */
+	const uint64_t *ids;        /* points into the input (may be unaligned-safe copy) */
+	size_t nr_ids;
+};
+
+struct reader_record {
+	uint64_t offset;            /* file offset of the record header */
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+	const uint8_t *data;        /* the whole record, header included */
+};
+
+struct reader {
+	const uint8_t *base;
+	size_t len;
+	bool mapped;                /* base is an mmap to undo */
+	struct pd_file_header hdr;
+	struct reader_attr *attrs;
+	size_t nr_attrs;
+	uint64_t *id_store;         /* aligned copy of every ids array */
+	uint64_t data_begin, data_end, pos;
+};
+
+/* Map and validate the header, attrs and ids of a file. */
+int reader_open_file(struct reader *r, const char *path, struct err *e);
+/* The same over memory the caller keeps alive until reader_close(). */
+int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e);
+void reader_close(struct reader *r);
+
+/* Next record of the data section: 1 and *rec filled, 0 at the end, or
+ * -EINVAL with a message naming the offset (framing broken). */
+int reader_next(struct reader *r, struct reader_record *rec, struct err *e);
+
+/* Rewind to the first record. */
+void reader_rewind(struct reader *r);
+
+/* Whether the header's feature bitmap has `feat`. */
+bool reader_has_feature(const struct reader *r, unsigned feat);
+/* The payload of a feature section: 0, -ENOENT when absent, -EINVAL (with
+ * a message) when its table entry or payload lies outside the file. */
+int reader_feature(const struct reader *r, unsigned feat, const uint8_t **p, size_t *len,
+		   struct err *e);
+
+/* The attr a record belongs to, from its sample id (IDENTIFIER or ID in a
+ * SAMPLE, the sample_id trailer otherwise); the first attr for id 0 or when
+ * the file has a single attr. NULL if the id is not in any ids section. */
+const struct reader_attr *reader_record_attr(const struct reader *r, const struct reader_record *rec);
+
+/* Decode a perf_header_string at p (len bytes left): 0 and s, slen filled on
+ * success (s points into p and stops at the first NUL); *used = bytes consumed. */
+int reader_string(const uint8_t *p, size_t len, const char **s, size_t *slen, size_t *used);
+
+#endif

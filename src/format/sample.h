@@ -1,0 +1,47 @@
+/*
+ * sample.h - decoding the fields of a PERF_RECORD_SAMPLE and the
+ * sample_id trailer of other records, given the attr's sample_type.
+ *
+ * Pure functions over bytes; every field is bounds-checked against the
+ * record size. Fields that sample_type does not select are left zero.
+ */
+#ifndef PSREC_FORMAT_SAMPLE_H
+#define PSREC_FORMAT_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sample {
+	uint64_t id;            /* IDENTIFIER or ID */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t nr_callchain;
+	const uint8_t *callchain; /* nr_callchain u64s, possibly unaligned */
+};
+
+/*
+ * Decode a SAMPLE record (rec points at the header, size bytes long).
+ * Decodes up to and including CALLCHAIN; later fields are not needed yet.
+ * Returns 0, or -EINVAL if the record is too short for its sample_type or
+ * uses PERF_SAMPLE_READ (whose layout needs read_format: not supported).
+ */
+int sample_parse(uint64_t sample_type, const uint8_t *rec, size_t size, struct sample *s);
+
+/* Byte offset of TIME inside a SAMPLE record (header included), or -1 when
+ * sample_type has no TIME. */
+int sample_time_offset(uint64_t sample_type);
+
+/* Size in bytes of the sample_id trailer that sample_id_all appends to
+ * non-SAMPLE records. */
+size_t sample_id_trailer_size(uint64_t sample_type);
+
+/* Decode the sample_id trailer at the end of a non-SAMPLE record. */
+int sample_parse_id_trailer(uint64_t sample_type, const uint8_t *rec, size_t size,
+			    struct sample *s);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * main.c - psrec's entry point: argv to a subcommand, errors to messages
+ * and exit codes. The only file that prints usage or picks exit codes:
+ *   0 success (or the recorded command's own exit status),
+ *   1 runtime failure, 2 usage error,
+ *   126/127 the command could not be run / was not found (like a shell),
+ *   128+N the command, or psrec itself, was stopped by signal N.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "options.h"
+#include "record/loop.h"
+#include "record/record.h"
+#include "record/target.h"
+#include "util/err.h"
+
+#ifndef PSREC_VERSION
+#define PSREC_VERSION "0.0.0"
+#endif
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+struct ui {
+	int verbose;
+	int quiet;
+};
+
+static void on_notice(void *ctx, int level, const char *msg)
+{
+	const struct ui *ui = ctx;
+	if (level == RECORD_NOTICE_VERBOSE && ui->verbose == 0)
+		return;
+	if (level == RECORD_NOTICE_WARN && ui->quiet)
+		return;
+	fprintf(stderr, "psrec: %s\n", msg);
+}
+
+static void print_size(char *out, size_t len, uint64_t bytes)
+{
+	if (bytes >= 1000 * 1000)
+		snprintf(out, len, "%.1f MB", (double)bytes / 1e6);
+	else
+		snprintf(out, len, "%.1f KB", (double)bytes / 1e3);
+}
+
+static void print_summary(const struct record_opts *o, const struct record_result *r)
+{
+	const struct loop_stats *st = &r->stats;
+	char size[32];
+	print_size(size, sizeof(size), r->file_bytes);
+	if (!o->quiet)
+		fprintf(stderr, "psrec: wrote %s to %s (%" PRIu64 " samples, %" PRIu64 " lost)\n",
+			size, o->output, st->tally.samples, r->lost);
+	if (r->lost && !o->quiet)
+		fprintf(stderr, "psrec: samples were lost: use a larger ring (-m %zu) or a lower frequency (-F)\n",
+			o->mmap_pages * 4);
+	if (o->verbose) {
+		fprintf(stderr, "psrec: %" PRIu64 " records in %" PRIu64 " passes over %zu rings of %zu KiB (%" PRIu64 " wakeups); "
+			"%.1f bytes/sample; LOST %" PRIu64 ", LOST_SAMPLES %" PRIu64 "\n",
+			st->tally.records, st->passes, r->nr_cpus, r->ring_bytes / 1024, st->wakeups,
+			st->tally.samples ? (double)r->file_bytes / (double)st->tally.samples : 0.0,
+			st->tally.lost, st->tally.lost_samples);
+		if (st->bad_spans)
+			fprintf(stderr, "psrec: %" PRIu64 " ring spans had malformed record headers\n", st->bad_spans);
+	}
+	if (r->features_failed)
+		fprintf(stderr, "psrec: warning: header features (hostname, event names...) could not be written; %s is still readable\n",
+			o->output);
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct err e = { "" };
+	options_init(&o);
+	int err = options_parse(&o, argc, argv, &e);
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		options_free(&o);
+		return EXIT_USAGE;
+	}
+	if (o.help) {
+		fputs(options_usage(), stdout);
+		options_free(&o);
+		return 0;
+	}
+	if (o.version) {
+		printf("psrec %s\n", PSREC_VERSION);
+		options_free(&o);
+		return 0;
+	}
+
+	char *path = NULL;
+	err = target_find_command(o.cmd[0], &path);
+	if (err) {
+		if (err == -ENOENT)
+			fprintf(stderr, "psrec: %s: command not found\n", o.cmd[0]);
+		else
+			fprintf(stderr, "psrec: %s: %s\n", o.cmd[0], strerror(-err));
+		options_free(&o);
+		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+	}
+
+	struct ui ui = { o.verbose, o.quiet };
+	struct record_hooks hooks = { on_notice, &ui };
+	struct record_result res;
+	err = record_run(&o, path, &hooks, &res, &e);
+	free(path);
+	int code;
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		if (res.exec_failed)
+			code = res.exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+		else
+			code = EXIT_RUNTIME;
+		options_free(&o);
+		return code;
+	}
+	const struct loop_stats *st = &res.stats;
+	if (st->end_reason == LOOP_END_WRITE_ERROR) {
+		char size[32];
+		print_size(size, sizeof(size), res.file_bytes);
+		if (st->write_error == -ENOSPC || st->write_error == -EDQUOT)
+			fprintf(stderr, "psrec: disk full after %s; recording stopped, file is valid\n", size);
+		else
+			fprintf(stderr, "psrec: writing %s failed after %s: %s; recording stopped, file is valid\n",
+				o.output, size, strerror(-st->write_error));
+	}
+	print_summary(&o, &res);
+	if (st->end_reason == LOOP_END_WRITE_ERROR)
+		code = EXIT_RUNTIME;
+	else if (res.target_exited)
+		code = target_exit_code(res.target_status);
+	else if (st->end_reason == LOOP_END_SIGNAL)
+		code = 128 + st->end_signal;
+	else
+		code = 0;
+	options_free(&o);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	return cmd_record(argc, argv);
+}

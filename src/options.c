@@ -1,0 +1,269 @@
+/*
+ * options.c - record options (see options.h). perf record's spellings.
+ */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "util/sysfile.h"
+
+static const char usage_text[] =
+"usage: psrec [options] [--] COMMAND [ARGS...]\n"
+"\n"
+"Run COMMAND and sample it on every CPU into a perf.data file that\n"
+"perf report and perf script read.\n"
+"\n"
+"options:\n"
+"  -e, --event=EVENT[,EVENT...]  events to sample (repeatable); modifiers :u :k :h\n"
+"                                default: cycles, or cpu-clock without a hardware PMU\n"
+"  -F, --freq=HZ|max             sampling frequency (default 4000; max = the kernel's\n"
+"                                perf_event_max_sample_rate)\n"
+"  -c, --count=PERIOD            sample every PERIOD events instead of a frequency\n"
+"  -m, --mmap-pages=PAGES        ring buffer data pages per CPU, a power of two, or a\n"
+"                                size such as 512K or 2M (default 128 = 512 KiB)\n"
+"  -o, --output=FILE             output file (default perf.data; an existing one is\n"
+"                                renamed to FILE.old)\n"
+"  -k, --clockid=CLOCK           clock for timestamps: monotonic (default),\n"
+"                                monotonic_raw, realtime, boottime, tai\n"
+"  -q, --quiet                   no summary\n"
+"  -v, --verbose                 more detail (repeat for more)\n"
+"  -h, --help                    this help\n"
+"  -V, --version                 print the version\n"
+"\n"
+"events: cpu-clock, task-clock, page-faults, minor-faults, major-faults,\n"
+"        context-switches, cpu-migrations, cycles, instructions, cache-misses,\n"
+"        branch-misses, ...\n"
+"\n"
+"examples:\n"
+"  psrec -- ./myprog --flag          record myprog at 4000 Hz into perf.data\n"
+"  psrec -F 999 -o run.data ./myprog record at 999 Hz into run.data\n"
+"  psrec -e cpu-clock,page-faults -- make -j2\n"
+"  psrec -e task-clock:u -c 100000 ./myprog\n"
+"  perf report -i perf.data          read the recording\n";
+
+const char *options_usage(void)
+{
+	return usage_text;
+}
+
+void options_init(struct record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->freq = OPTIONS_DEFAULT_FREQ;
+	o->mmap_pages = OPTIONS_DEFAULT_PAGES;
+	o->output = OPTIONS_DEFAULT_OUTPUT;
+	o->clockid = CLOCK_MONOTONIC;
+	o->clock_name = "monotonic";
+}
+
+void options_free(struct record_opts *o)
+{
+	evspec_list_free(&o->events);
+}
+
+/* A whole decimal u64 > 0, no sign, no junk. */
+static int parse_positive(const char *s, uint64_t *out)
+{
+	if (!isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end != '\0' || v == 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_freq(struct record_opts *o, const char *arg, struct err *e)
+{
+	int64_t max = 0;
+	int rerr = sysfile_read_s64(OPTIONS_MAX_RATE_PATH, &max);
+
+	if (strcmp(arg, "max") == 0) {
+		if (rerr || max <= 0)
+			return err_set(e, -EINVAL, "-F max: cannot read %s; give a number instead",
+				       OPTIONS_MAX_RATE_PATH);
+		o->freq = (uint64_t)max;
+		return 0;
+	}
+	uint64_t hz;
+	if (parse_positive(arg, &hz))
+		return err_set(e, -EINVAL, "-F '%s': expected a frequency in Hz (a positive integer) or 'max'", arg);
+	if (!rerr && max > 0 && hz > (uint64_t)max)
+		return err_set(e, -EINVAL, "-F %" PRIu64 " is above the kernel's maximum sample rate %" PRId64
+			       " (%s); use -F max or a lower value", hz, max, OPTIONS_MAX_RATE_PATH);
+	o->freq = hz;
+	return 0;
+}
+
+static int parse_pages(struct record_opts *o, const char *arg, struct err *e)
+{
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)arg[0]))
+		goto bad;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || v == 0)
+		goto bad;
+	uint64_t pages = v;
+	if (*end != '\0') {
+		uint64_t mult;
+		switch (toupper((unsigned char)*end)) {
+		case 'B': mult = 1; break;
+		case 'K': mult = 1ULL << 10; break;
+		case 'M': mult = 1ULL << 20; break;
+		case 'G': mult = 1ULL << 30; break;
+		default: goto bad;
+		}
+		end++;
+		if ((*end == 'B' || *end == 'b') && mult != 1)
+			end++;
+		if (*end != '\0' || v > (1ULL << 40) / mult)
+			goto bad;
+		uint64_t bytes = v * mult;
+		uint64_t page = 4096;
+		if (bytes % page)
+			goto bad;
+		pages = bytes / page;
+	}
+	if (pages & (pages - 1))
+		return err_set(e, -EINVAL, "-m %s: the number of pages must be a power of two (e.g. 8, 128, 1024)", arg);
+	if (pages > (1ULL << 20))
+		return err_set(e, -EINVAL, "-m %s: too large (at most 1048576 pages = 4 GiB per CPU)", arg);
+	o->mmap_pages = (size_t)pages;
+	return 0;
+bad:
+	return err_set(e, -EINVAL, "-m '%s': expected a number of pages (power of two) or a size like 512K or 2M", arg);
+}
+
+static const struct { const char *name; int id; } clocks[] = {
+	{ "monotonic", CLOCK_MONOTONIC }, { "mono", CLOCK_MONOTONIC },
+	{ "monotonic_raw", CLOCK_MONOTONIC_RAW }, { "raw", CLOCK_MONOTONIC_RAW },
+	{ "realtime", CLOCK_REALTIME }, { "real", CLOCK_REALTIME },
+	{ "boottime", CLOCK_BOOTTIME }, { "boot", CLOCK_BOOTTIME },
+	{ "tai", CLOCK_TAI },
+};
+
+static int parse_clock(struct record_opts *o, const char *arg, struct err *e)
+{
+	const char *s = arg;
+	if (strncasecmp(s, "CLOCK_", 6) == 0)
+		s += 6;
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		if (strcasecmp(s, clocks[i].name) == 0) {
+			o->clockid = clocks[i].id;
+			o->clock_name = clocks[i].name;
+			return 0;
+		}
+	}
+	uint64_t n;
+	if (isdigit((unsigned char)s[0]) && (strcmp(s, "0") == 0 || !parse_positive(s, &n))) {
+		n = strtoull(s, NULL, 10);
+		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+			if ((uint64_t)clocks[i].id == n) {
+				o->clockid = clocks[i].id;
+				o->clock_name = clocks[i].name;
+				return 0;
+			}
+		}
+	}
+	return err_set(e, -EINVAL, "-k '%s': unknown clock; use monotonic, monotonic_raw, realtime, boottime or tai", arg);
+}
+
+int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "clockid", required_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool freq_given = false;
+	int err = 0;
+
+	o->argc = argc;
+	o->argv = argv;
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhV", longopts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case 'e':
+			err = evspec_parse(&o->events, optarg, e);
+			break;
+		case 'F':
+			err = parse_freq(o, optarg, e);
+			freq_given = true;
+			break;
+		case 'c':
+			if (parse_positive(optarg, &o->period))
+				err = err_set(e, -EINVAL, "-c '%s': expected a sample period (a positive integer)", optarg);
+			break;
+		case 'm':
+			err = parse_pages(o, optarg, e);
+			break;
+		case 'o':
+			if (optarg[0] == '\0')
+				err = err_set(e, -EINVAL, "-o: empty file name");
+			else if (strcmp(optarg, "-") == 0)
+				err = err_set(e, -EINVAL, "-o -: writing to a pipe is not supported yet; give a file name");
+			o->output = optarg;
+			break;
+		case 'k':
+			err = parse_clock(o, optarg, e);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			o->help = true;
+			return 0;
+		case 'V':
+			o->version = true;
+			return 0;
+		case ':':
+			return err_set(e, -EINVAL, "option '%s' needs an argument; see psrec --help", argv[optind - 1]);
+		default:
+			if (optopt)
+				return err_set(e, -EINVAL, "unknown option '-%c'; see psrec --help", optopt);
+			return err_set(e, -EINVAL, "unknown option '%s'; see psrec --help", argv[optind - 1]);
+		}
+		if (err)
+			return err;
+	}
+	if (freq_given && o->period)
+		return err_set(e, -EINVAL, "-F and -c both given; choose a frequency (-F) or a period (-c)");
+	if (o->quiet && o->verbose)
+		o->quiet = false;
+	if (optind >= argc)
+		return err_set(e, -EINVAL, "no command given; usage: psrec [options] [--] COMMAND [ARGS...]");
+	o->cmd = argv + optind;
+	o->cmd_argc = argc - optind;
+	if (o->events.nr == 0) {
+		err = evspec_add_default(&o->events);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * options.h - the record command line, parsed and validated.
+ *
+ * All defaults live in options_init(). Parsing stops at the first
+ * non-option word (or "--"): that word and the rest are the command to
+ * run. Errors are usage errors (-EINVAL, exit 2 in main) with a one-line
+ * message in *e naming the option and the fix.
+ */
+#ifndef PSREC_OPTIONS_H
+#define PSREC_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/evspec.h"
+#include "util/err.h"
+
+#define OPTIONS_DEFAULT_FREQ   4000
+#define OPTIONS_DEFAULT_PAGES  128
+#define OPTIONS_DEFAULT_OUTPUT "perf.data"
+#define OPTIONS_MAX_RATE_PATH  "/proc/sys/kernel/perf_event_max_sample_rate"
+
+struct record_opts {
+	struct evspec_list events;
+	uint64_t freq;          /* samples per second (when period == 0) */
+	uint64_t period;        /* -c: events per sample; 0 = use freq */
+	size_t mmap_pages;      /* ring data pages per CPU, a power of two */
+	const char *output;
+	int clockid;
+	const char *clock_name;
+	int verbose;
+	bool quiet;
+	bool help, version;
+	int cmd_argc;
+	char **cmd;             /* the command to run, NULL-terminated */
+	int argc;               /* the whole command line, for CMDLINE */
+	char **argv;
+};
+
+void options_init(struct record_opts *o);
+/* 0 on success (check o->help / o->version), -EINVAL for a usage error. */
+int options_parse(struct record_opts *o, int argc, char **argv, struct err *e);
+void options_free(struct record_opts *o);
+
+/* The --help text. */
+const char *options_usage(void);
+
+#endif

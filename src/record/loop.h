@@ -1,0 +1,62 @@
+/*
+ * loop.h - the recording loop: one poll() over every ring, a signalfd and
+ * the target's pidfd.
+ *
+ * Each pass reads every ring's head once, writes all unread spans plus one
+ * FINISHED_ROUND in a single pwritev (no per-record copying), then releases
+ * the tails. Passes run when a ring wakes poll (half full), and at least
+ * every LOOP_DRAIN_MS otherwise, so little is lost if psrec is killed;
+ * data.size in the header is checkpointed at least every
+ * LOOP_CHECKPOINT_MS. The loop ends when the target exits, on a stop
+ * signal, or when the output fails; the rings are drained one last time.
+ */
+#ifndef PSREC_RECORD_LOOP_H
+#define PSREC_RECORD_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "format/writer.h"
+#include "record/ring.h"
+#include "record/sampler.h"
+
+#define LOOP_DRAIN_MS      250
+#define LOOP_CHECKPOINT_MS 500
+
+/* Why the loop ended. */
+#define LOOP_END_TARGET_EXIT 1
+#define LOOP_END_SIGNAL      2
+#define LOOP_END_WRITE_ERROR 3
+
+struct loop_config {
+	int signal_fd;          /* signalfd for SIGINT/SIGTERM/SIGHUP, or -1 */
+	int target_fd;          /* pidfd of the launched command, or -1 */
+	bool ignore_tty_sigint; /* a terminal's Ctrl-C also reached the target:
+				   keep recording until it exits */
+	int time_offset;        /* of TIME in a SAMPLE, for the tally */
+};
+
+struct loop_stats {
+	struct ring_tally tally;
+	uint64_t passes;        /* passes that wrote something */
+	uint64_t wakeups;       /* poll() returns */
+	uint64_t bad_spans;     /* spans whose headers did not parse */
+	int end_reason;         /* LOOP_END_* */
+	int end_signal;         /* the signal that stopped it */
+	int write_error;        /* -errno of the failed write */
+};
+
+/*
+ * Run until the target exits, a stop signal arrives or a write fails.
+ * Returns 0 (see stats->end_reason; a write error is an end reason, the
+ * file stays valid up to the last complete pass) or -errno when polling
+ * itself fails.
+ */
+int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
+	     struct loop_stats *stats);
+
+/* Drain every ring once more (after the events were disabled). */
+int loop_drain(struct sampler *s, struct writer *w, const struct loop_config *c,
+	       struct loop_stats *stats);
+
+#endif

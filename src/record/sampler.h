@@ -1,0 +1,86 @@
+/*
+ * sampler.h - the per-CPU sampler set: every event on every CPU (for every
+ * target thread), one ring buffer per CPU.
+ *
+ * For each CPU the first fd opened owns the ring (an mmap of 1 + 2^n
+ * pages); every other fd on that CPU is redirected into it with
+ * PERF_EVENT_IOC_SET_OUTPUT, so there are as many rings as CPUs however
+ * many events and threads are recorded. Each fd's sample id (from
+ * PERF_EVENT_IOC_ID) is listed under its event, for the file's ids sections.
+ *
+ * Attrs: sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD, sample_id_all,
+ * use_clockid, disabled + inherit (+ enable_on_exec for a launched command);
+ * the first event also tracks mmap/mmap2/comm/comm_exec/task, so side-band
+ * records are not duplicated per event. attr.size is 128 (perf 6.1 rejects
+ * larger, perf-data-format.md 1.2).
+ *
+ * Fallbacks, reported through flags for the caller to announce:
+ * - kernel samples refused (perf_event_paranoid): events without an
+ *   explicit modifier are retried with exclude_kernel (kernel_excluded);
+ * - the default "cycles" event on a machine without a hardware PMU becomes
+ *   cpu-clock (default_fell_back).
+ */
+#ifndef PSREC_RECORD_SAMPLER_H
+#define PSREC_RECORD_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "psrec/perf_data.h"
+#include "record/evspec.h"
+#include "record/ring.h"
+#include "util/err.h"
+
+#define SAMPLER_SAMPLE_TYPE (PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | \
+			     PD_SAMPLE_TIME | PD_SAMPLE_CPU | PD_SAMPLE_PERIOD)
+
+struct sampler_config {
+	struct evspec *events;      /* updated in place by the fallbacks */
+	size_t nr_events;
+	const pid_t *pids;          /* target threads/processes; -1 = all */
+	size_t nr_pids;
+	const int *cpus;
+	size_t nr_cpus;
+	uint64_t freq;              /* used when period == 0 */
+	uint64_t period;
+	int clockid;
+	size_t mmap_pages;          /* data pages per ring, a power of two */
+	bool enable_on_exec;
+};
+
+struct sampler_event {
+	struct pd_attr attr;
+	const char *name;           /* points into the config's evspec */
+	uint64_t *ids;
+	size_t nr_ids;
+};
+
+struct sampler {
+	struct sampler_event *ev;
+	size_t nr_events;
+	size_t nr_cpus;
+	const int *cpus;
+	int *fds;                   /* every fd opened */
+	size_t nr_fds;
+	struct ring *rings;         /* one per CPU */
+	int *ring_fds;              /* the fd owning each ring */
+	void **maps;
+	size_t map_len;
+	bool kernel_excluded;       /* fell back to user-space samples only */
+	bool default_fell_back;     /* default cycles became cpu-clock */
+	bool kernel_samples;        /* some event samples kernel mode */
+};
+
+/* Open, map and redirect everything; on failure nothing stays open and
+ * *e says what failed and how to fix it. */
+int sampler_open(struct sampler *s, const struct sampler_config *c, struct err *e);
+
+/* Enable / disable every event (not needed with enable_on_exec). */
+int sampler_enable(struct sampler *s);
+int sampler_disable(struct sampler *s);
+
+void sampler_close(struct sampler *s);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * target.h - the command psrec launches and records.
+ *
+ * target_fork() forks a child that blocks on a pipe until the parent has
+ * opened every event on it; target_exec() releases it, and the child execs
+ * the command. Events carry enable_on_exec, so sampling starts at the
+ * command's first instruction and psrec itself is never sampled.
+ * The child keeps psrec's process group, so a Ctrl-C at the terminal
+ * reaches the command directly. Exit is detected with a pidfd.
+ */
+#ifndef PSREC_RECORD_TARGET_H
+#define PSREC_RECORD_TARGET_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util/err.h"
+
+struct target_child {
+	pid_t pid;
+	int pidfd;          /* readable when the child has exited */
+	int go_fd;          /* write end: one byte releases the child */
+	int exec_fd;        /* read end: EOF = exec succeeded, else errno */
+	bool reaped;
+	int status;         /* wait status once reaped */
+};
+
+/*
+ * Find the executable for a command name the way execvp does (a name with a
+ * '/' is taken as is, else each $PATH entry is tried). *path is malloc'd.
+ * -ENOENT when nothing is found, -EACCES when only non-executable matches.
+ */
+int target_find_command(const char *name, char **path);
+
+/*
+ * Fork the child: it restores child_mask as its signal mask, waits for
+ * target_exec(), then execs path with argv (environ unchanged).
+ */
+int target_fork(struct target_child *c, const char *path, char *const argv[],
+		const sigset_t *child_mask, struct err *e);
+
+/* Release the child and wait until its exec has succeeded (0) or failed
+ * (-errno of execve, with the child gone and reaped). */
+int target_exec(struct target_child *c);
+
+/* Kill (SIGKILL) and reap a child that was never released. */
+void target_abort(struct target_child *c);
+
+/* Reap the exited child (after its pidfd became readable). */
+int target_reap(struct target_child *c);
+
+/* Exit code for a wait status: the code, or 128+N for signal N. */
+int target_exit_code(int status);
+
+void target_close(struct target_child *c);
+
+#endif

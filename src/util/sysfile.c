@@ -1,0 +1,128 @@
+/* sysfile.c - small /proc and /sys file readers (see sysfile.h). */
+#include "sysfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sysfile_read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t got = 0;
+	for (;;) {
+		if (got + 1 >= len) {
+			close(fd);
+			return -EFBIG;
+		}
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
+		got--;
+	buf[got] = '\0';
+	return 0;
+}
+
+int sysfile_read_s64(const char *path, int64_t *out)
+{
+	char s[64];
+	int err = sysfile_read_str(path, s, sizeof(s));
+	if (err)
+		return err;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int parse_uint(const char **p, long *out)
+{
+	const char *s = *p;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || v < 0 || v > 1 << 20)
+		return -EINVAL;
+	*out = v;
+	*p = end;
+	return 0;
+}
+
+int cpulist_parse(const char *s, int **cpus, int *n)
+{
+	int *arr = NULL;
+	size_t cnt = 0, cap = 0;
+	const char *p = s;
+
+	*cpus = NULL;
+	*n = 0;
+	if (*p == '\0')
+		return -EINVAL;
+	while (*p) {
+		long lo, hi;
+		if (parse_uint(&p, &lo))
+			goto bad;
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			if (parse_uint(&p, &hi) || hi < lo)
+				goto bad;
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (cnt == cap) {
+				cap = cap ? cap * 2 : 16;
+				int *na = realloc(arr, cap * sizeof(*arr));
+				if (!na) {
+					free(arr);
+					return -ENOMEM;
+				}
+				arr = na;
+			}
+			arr[cnt++] = (int)c;
+		}
+		if (*p == ',') {
+			p++;
+			if (*p < '0' || *p > '9')
+				goto bad;
+		} else if (*p != '\0' && *p != '\n')
+			goto bad;
+		if (*p == '\n')
+			break;
+	}
+	qsort(arr, cnt, sizeof(*arr), cmp_int);
+	size_t out = 0;
+	for (size_t i = 0; i < cnt; i++)
+		if (out == 0 || arr[out - 1] != arr[i])
+			arr[out++] = arr[i];
+	*cpus = arr;
+	*n = (int)out;
+	return 0;
+bad:
+	free(arr);
+	return -EINVAL;
+}

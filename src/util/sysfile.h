@@ -1,0 +1,25 @@
+/*
+ * sysfile.h - reading the small text files of /proc and /sys.
+ *
+ * These files are read whole with one read(); values are parsed strictly.
+ * Functions return 0 or -errno and never print.
+ */
+#ifndef PSREC_UTIL_SYSFILE_H
+#define PSREC_UTIL_SYSFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read the whole file into buf (NUL-terminated, trailing newline removed).
+ * -EFBIG if it does not fit in len-1 bytes. */
+int sysfile_read_str(const char *path, char *buf, size_t len);
+/* Read a file holding one signed decimal integer. */
+int sysfile_read_s64(const char *path, int64_t *out);
+
+/*
+ * Parse a CPU list such as "0-3,6" into a sorted, duplicate-free array of
+ * CPU numbers (caller frees *cpus). -EINVAL on malformed input.
+ */
+int cpulist_parse(const char *s, int **cpus, int *n);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * spin - a CPU burner with a known profile.
+ *
+ * usage: spin [SECONDS [THREADS]]   (default 1.0 s, 2 threads)
+ *
+ * Each thread repeats: 6 units of work in hot_a, 3 in hot_b, 1 in hot_c,
+ * so a profile must show hot_a/hot_b/hot_c at 60/30/10 percent. The three
+ * functions have identical bodies but are kept apart (noipa stops inlining
+ * and identical-code folding), and every unit is the same fixed loop.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define UNIT_ITERS 200000
+
+static volatile unsigned long sink;
+
+void hot_a(int units);
+void hot_b(int units);
+void hot_c(int units);
+
+/* Inlined so that samples land in the hot_* function that does the work. */
+static inline __attribute__((always_inline)) unsigned long unit(unsigned long x)
+{
+	for (int i = 0; i < UNIT_ITERS; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	return x;
+}
+
+__attribute__((noipa)) void hot_a(int units)
+{
+	unsigned long x = 1;
+	for (int i = 0; i < units; i++)
+		x = unit(x);
+	sink += x;
+}
+
+__attribute__((noipa)) void hot_b(int units)
+{
+	unsigned long x = 2;
+	for (int i = 0; i < units; i++)
+		x = unit(x);
+	sink += x;
+}
+
+__attribute__((noipa)) void hot_c(int units)
+{
+	unsigned long x = 3;
+	for (int i = 0; i < units; i++)
+		x = unit(x);
+	sink += x;
+}
+
+static double seconds;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	double end = now() + seconds;
+	while (now() < end) {
+		hot_a(6);
+		hot_b(3);
+		hot_c(1);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	int threads = argc > 2 ? atoi(argv[2]) : 2;
+	if (seconds <= 0 || threads < 1 || threads > 1024) {
+		fprintf(stderr, "usage: spin [SECONDS [THREADS]]\n");
+		return 2;
+	}
+	pthread_t *t = calloc((size_t)threads, sizeof(*t));
+	if (!t)
+		return 1;
+	for (int i = 1; i < threads; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	worker(NULL);
+	for (int i = 1; i < threads; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	return 0;
+}
