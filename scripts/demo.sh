@@ -1,0 +1,22 @@
+#!/bin/bash
+# demo.sh - install dependencies (and perf) when missing, build psrec,
+# record the bundled demo workload (tests/workloads/spin: three functions
+# burning 60/30/10% of the CPU), and print perf report of it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+psrec_install_deps $PSREC_BUILD_DEPS linux-perf
+
+if [ -d build/meson-private ]; then
+	meson setup --reconfigure build >/dev/null
+else
+	meson setup build >/dev/null
+fi
+ninja -C build psrec tests/spin >/dev/null
+
+out=${PSREC_DEMO_OUT:-demo.data}
+echo "== psrec -o $out -- build/tests/spin 2 2"
+build/psrec -o "$out" -- build/tests/spin 2 2
+echo
+echo "== perf report -i $out --stdio --no-children --sort comm,dso,sym"
+perf report -i "$out" --stdio --no-children --sort comm,dso,sym 2>/dev/null | grep -v '^$' | head -20

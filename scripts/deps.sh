@@ -1,0 +1,25 @@
+# deps.sh - install what building and testing psrec needs, when missing.
+# Sourced by demo.sh and test.sh. Debian packages only.
+
+PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev"
+# perf itself (the judge of every file), script(1) for terminal tests,
+# pgrep for the signal tests.
+PSREC_TEST_DEPS="linux-perf bsdutils procps"
+
+psrec_install_deps() {
+	local missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "psrec: missing packages:$missing; install them (apt-get install$missing) or run as root" >&2
+		return 1
+	fi
+	echo "psrec: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >&2
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing >&2
+}

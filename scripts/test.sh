@@ -1,0 +1,29 @@
+#!/bin/bash
+# test.sh - install dependencies, build psrec with -Werror, run every test
+# (unit and integration), then the unit tests again under ASan+UBSan.
+# Set PSREC_REQUIRE_PERF=1 to make tests that cannot sample fail instead of
+# skipping (CI does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+psrec_install_deps $PSREC_BUILD_DEPS $PSREC_TEST_DEPS
+
+setup() { # setup DIR OPTIONS...
+	local dir=$1
+	shift
+	if [ -d "$dir/meson-private" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+}
+
+setup build -Dwerror=true -Dtests=enabled
+ninja -C build
+meson test -C build --print-errorlogs
+
+setup build-asan -Dwerror=true -Dtests=enabled -Db_sanitize=address,undefined -Db_lundef=false
+ninja -C build-asan
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	meson test -C build-asan --suite unit --print-errorlogs
+echo "psrec: all tests passed"

@@ -1,0 +1,71 @@
+# lib.sh - shared helpers for psrec's integration tests (sourced by bash).
+#
+# Environment (set by meson): PSREC, SPIN, PDCHECK; optional PERF (default
+# perf). PSREC_REQUIRE_PERF=1 turns every skip into a failure, so CI cannot
+# pass by skipping.
+set -u
+
+PERF=${PERF:-perf}
+TMP=$(mktemp -d /tmp/psrec-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	if [ "${PSREC_REQUIRE_PERF:-0}" = 1 ]; then
+		echo "FAIL (PSREC_REQUIRE_PERF=1 forbids skipping): $*" >&2
+		exit 1
+	fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# Skip unless perf is installed and the kernel lets us sample.
+need_perf() {
+	command -v "$PERF" >/dev/null 2>&1 || skip "perf is not installed (Debian: apt-get install linux-perf)"
+	local out
+	if ! out=$("$PSREC" -q -e cpu-clock -o "$TMP/probe.data" -- true 2>&1); then
+		case "$out" in
+		*"not allowed"*|*"not supported"*|*"perf_event"*)
+			skip "the kernel refuses perf_event_open: $out" ;;
+		*)
+			fail "psrec probe failed: $out" ;;
+		esac
+	fi
+	rm -f "$TMP/probe.data"
+}
+
+# perf report's output on stdout, its diagnostics saved in $TMP/perf.err.
+# perf report exits 0 even when it fails, so callers assert on the output.
+report() {
+	"$PERF" report --stdio "$@" 2>"$TMP/perf.err"
+}
+
+# Fail if perf printed a warning or an error while reading.
+no_perf_warnings() {
+	if grep -Eiq 'warning|error|out of order|unknown|failed|not owned|invalid' "$TMP/perf.err"; then
+		cat "$TMP/perf.err" >&2
+		fail "perf complained about the file: $*"
+	fi
+}
+
+# Percentage of symbol $1 in a `perf report --no-children --sort sym` text.
+sym_pct() {
+	awk -v s="$1" '$0 !~ /^#/ && $NF == s { sub("%", "", $1); print $1; exit }'
+}
+
+# Assert that number $1 (a percentage) is within $3 points of $2.
+assert_near() {
+	local got=$1 want=$2 tol=$3 what=$4
+	[ -n "$got" ] || fail "$what: not found"
+	awk -v g="$got" -v w="$want" -v t="$tol" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }' ||
+		fail "$what: $got%, expected $want% +- $tol"
+}
+
+# Value of key $1 in pdcheck output $2.
+pd_value() {
+	awk -v k="$1" '$1 == k { print $2; exit }' <<<"$2"
+}

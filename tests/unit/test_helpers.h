@@ -1,0 +1,150 @@
+/*
+ * test_helpers.h - small helpers shared by the unit tests: temporary files,
+ * raw little-endian field access, and hand-built records.
+ *
+ * Everything is static inline so each test file may use any subset without
+ * -Wunused-function or -Wmissing-prototypes complaints.
+ */
+#ifndef PSREC_TEST_HELPERS_H
+#define PSREC_TEST_HELPERS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* cmocka wants these before its header. */
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "psrec/perf_data.h"
+
+/* A temporary file in /tmp; path is filled, the fd is O_RDWR. */
+static inline int th_tmpfile(char path[64])
+{
+	snprintf(path, 64, "/tmp/psrec-unit-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* A temporary file holding exactly len bytes of p; returns its path in path. */
+static inline void th_write_file(char path[64], const void *p, size_t len)
+{
+	int fd = th_tmpfile(path);
+	const uint8_t *b = p;
+	while (len > 0) {
+		ssize_t n = write(fd, b, len);
+		assert_true(n > 0);
+		b += n;
+		len -= (size_t)n;
+	}
+	assert_int_equal(close(fd), 0);
+}
+
+/* Read a whole file into a malloc'd buffer (caller frees). */
+static inline uint8_t *th_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	size_t n = (size_t)st.st_size;
+	uint8_t *p = malloc(n ? n : 1);
+	assert_non_null(p);
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		assert_true(r > 0);
+		got += (size_t)r;
+	}
+	close(fd);
+	*len = n;
+	return p;
+}
+
+static inline uint64_t th_u64(const uint8_t *p, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static inline uint32_t th_u32(const uint8_t *p, size_t off)
+{
+	uint32_t v;
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static inline uint16_t th_u16(const uint8_t *p, size_t off)
+{
+	uint16_t v;
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static inline void th_put_u64(uint8_t *p, size_t off, uint64_t v)
+{
+	memcpy(p + off, &v, sizeof(v));
+}
+
+static inline void th_put_u32(uint8_t *p, size_t off, uint32_t v)
+{
+	memcpy(p + off, &v, sizeof(v));
+}
+
+static inline void th_put_u16(uint8_t *p, size_t off, uint16_t v)
+{
+	memcpy(p + off, &v, sizeof(v));
+}
+
+static inline int th_all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* The sample_type the round-trip tests use. */
+#define TH_SAMPLE_TYPE (PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | \
+			PD_SAMPLE_TIME | PD_SAMPLE_CPU | PD_SAMPLE_PERIOD)
+/* 8 header + 6 fields of 8 bytes */
+#define TH_SAMPLE_SIZE 56
+
+/* A SAMPLE record for TH_SAMPLE_TYPE into out[TH_SAMPLE_SIZE]. */
+static inline void th_make_sample(uint8_t out[TH_SAMPLE_SIZE], uint64_t id, uint64_t ip,
+				  uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
+				  uint64_t period)
+{
+	struct pd_event_header h = { PD_RECORD_SAMPLE, PD_MISC_USER, TH_SAMPLE_SIZE };
+	memset(out, 0, TH_SAMPLE_SIZE);
+	memcpy(out, &h, sizeof(h));
+	th_put_u64(out, 8, id);
+	th_put_u64(out, 16, ip);
+	th_put_u32(out, 24, pid);
+	th_put_u32(out, 28, tid);
+	th_put_u64(out, 32, time);
+	th_put_u32(out, 40, cpu);
+	th_put_u64(out, 48, period);
+}
+
+/* Deterministic xorshift64* for the fuzz loops. */
+static inline uint64_t th_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+#endif
