@@ -200,7 +200,7 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 	o->argc = argc;
 	o->argv = argv;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
 	for (;;) {
 		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhV", longopts, NULL);
 		if (c == -1)

@@ -57,7 +57,7 @@ static int parse_attrs(struct reader *r, struct err *e)
 		memcpy(&asz, p + 4, sizeof(asz));
 		if (asz == 0)
 			asz = ATTR_SIZE_VER0;
-		if (asz < ATTR_SIZE_VER0 || asz + 16 > stride)
+		if (asz < ATTR_SIZE_VER0 || (uint64_t)asz + 16 > stride)
 			return err_set(e, -EINVAL, "attr %zu at offset %" PRIu64 " has size %u, which does not fit attr_size %" PRIu64,
 				       i, off, asz, stride);
 		memcpy(&r->attrs[i].attr, p, asz < PD_ATTR_SIZE ? asz : PD_ATTR_SIZE);

@@ -99,7 +99,8 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 		fa.attr.size = PD_ATTR_SIZE;
 		fa.ids.offset = ev[i].nr_ids ? id_pos : 0;
 		fa.ids.size = ev[i].nr_ids * sizeof(uint64_t);
-		memcpy(area + (id_pos - ids_off), ev[i].ids, fa.ids.size);
+		if (fa.ids.size)
+			memcpy(area + (id_pos - ids_off), ev[i].ids, fa.ids.size);
 		id_pos += fa.ids.size;
 		memcpy(area + (attrs_off - ids_off) + i * PD_FILE_ATTR_SIZE, &fa, sizeof(fa));
 	}
@@ -188,6 +189,7 @@ int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 	uint64_t bits[4] = { 0, 0, 0, 0 };
 	uint64_t file_end = w->end;
 
+	*features_error = 0;
 	/* Drop a partial append first: it frees room for the features. */
 	if (w->error && ftruncate(w->fd, (off_t)w->end) < 0)
 		return -errno;

@@ -35,6 +35,7 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 {
 	int n = 0;
 	size_t total = 0;
+	struct ring_tally pass = { 0 };
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct ring *r = &s->rings[i];
 		size_t bytes;
@@ -46,7 +47,7 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 		}
 		if (k == 0)
 			continue;
-		if (ring_scan(r, c->time_offset, &st->tally) < 0)
+		if (ring_scan(r, c->time_offset, &pass) < 0)
 			st->bad_spans++;
 		n += k;
 		total += bytes;
@@ -62,6 +63,8 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 		ring_release(&s->rings[i]);
 	if (err)
 		return err;
+	/* Count only what reached the file. */
+	ring_tally_add(&st->tally, &pass);
 	st->passes++;
 	return 0;
 }

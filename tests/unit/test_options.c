@@ -1,0 +1,520 @@
+/* test_options.c - the record command line (src/options.c). */
+#include "test_helpers.h"
+
+#include <time.h>
+
+#include "options.h"
+#include "util/sysfile.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1) /* arrays end with NULL */
+#define S(x) ((char *)(x))
+
+struct po {
+	struct record_opts o;
+	struct err e;
+	int rc;
+};
+
+static void parse(struct po *p, int argc, char **argv)
+{
+	memset(p, 0, sizeof(*p));
+	options_init(&p->o);
+	p->rc = options_parse(&p->o, argc, argv, &p->e);
+}
+
+static void expect_usage_error(int argc, char **argv, const char *want)
+{
+	struct po p;
+	parse(&p, argc, argv);
+	if (p.rc != -EINVAL)
+		fail_msg("options_parse(%s ...) = %d, expected -EINVAL", argc > 1 ? argv[1] : "", p.rc);
+	if (!err_is_set(&p.e))
+		fail_msg("options_parse(%s ...): no message", argc > 1 ? argv[1] : "");
+	if (want && !strstr(p.e.msg, want))
+		fail_msg("message '%s' does not mention '%s'", p.e.msg, want);
+	options_free(&p.o);
+}
+
+/* The kernel's perf_event_max_sample_rate, or -1 when unreadable. */
+static int64_t max_rate(void)
+{
+	int64_t v;
+	if (sysfile_read_s64(OPTIONS_MAX_RATE_PATH, &v) != 0 || v <= 0)
+		return -1;
+	return v;
+}
+
+static void test_options_defaults(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("./spin"), S("1"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.freq, 4000);
+	assert_int_equal(p.o.period, 0);
+	assert_int_equal(p.o.mmap_pages, 128);
+	assert_string_equal(p.o.output, "perf.data");
+	assert_int_equal(p.o.clockid, CLOCK_MONOTONIC);
+	assert_string_equal(p.o.clock_name, "monotonic");
+	assert_int_equal(p.o.verbose, 0);
+	assert_false(p.o.quiet);
+	assert_false(p.o.help);
+	assert_false(p.o.version);
+	/* the default event is added when no -e is given */
+	assert_int_equal(p.o.events.nr, 1);
+	assert_true(p.o.events.ev[0].is_default);
+	assert_string_equal(p.o.events.ev[0].name, "cycles");
+	/* the command and the whole line (for CMDLINE) */
+	assert_int_equal(p.o.cmd_argc, 2);
+	assert_ptr_equal(p.o.cmd, argv + 1);
+	assert_null(p.o.cmd[2]);
+	assert_int_equal(p.o.argc, 3);
+	assert_ptr_equal(p.o.argv, argv);
+	options_free(&p.o);
+}
+
+static void test_options_init_sets_documented_defaults(void **state)
+{
+	(void)state;
+	struct record_opts o;
+	memset(&o, 0x55, sizeof(o));
+	options_init(&o);
+	assert_int_equal(o.freq, OPTIONS_DEFAULT_FREQ);
+	assert_int_equal(OPTIONS_DEFAULT_FREQ, 4000);
+	assert_int_equal(o.mmap_pages, OPTIONS_DEFAULT_PAGES);
+	assert_int_equal(OPTIONS_DEFAULT_PAGES, 128);
+	assert_string_equal(o.output, "perf.data");
+	assert_int_equal(o.events.nr, 0);
+	assert_null(o.events.ev);
+	assert_null(o.cmd);
+}
+
+static void test_options_freq_999(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-F"), S("999"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.freq, 999);
+	assert_int_equal(p.o.period, 0);
+	options_free(&p.o);
+
+	char *argv2[] = { S("psrec"), S("--freq=1000"), S("ls"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.freq, 1000);
+	options_free(&p.o);
+}
+
+static void test_options_freq_max_reads_kernel_max_sample_rate(void **state)
+{
+	(void)state;
+	int64_t max = max_rate();
+	if (max < 0)
+		skip();
+	char *argv[] = { S("psrec"), S("-F"), S("max"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.freq, (uint64_t)max);
+	options_free(&p.o);
+
+	/* exactly the maximum is allowed */
+	char num[32];
+	snprintf(num, sizeof(num), "%lld", (long long)max);
+	char *argv2[] = { S("psrec"), S("-F"), num, S("ls"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.freq, (uint64_t)max);
+	options_free(&p.o);
+}
+
+static void test_options_freq_above_max_is_einval_naming_the_max(void **state)
+{
+	(void)state;
+	int64_t max = max_rate();
+	if (max < 0)
+		skip();
+	char num[32], smax[32];
+	snprintf(num, sizeof(num), "%lld", (long long)max + 1);
+	snprintf(smax, sizeof(smax), "%lld", (long long)max);
+	char *argv[] = { S("psrec"), S("-F"), num, S("ls"), NULL };
+	expect_usage_error(ARGC(argv), argv, smax);
+}
+
+static void test_options_freq_zero_or_not_a_number_is_einval(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "0", "abc", "-5", "+5", "10k", "", "1.5", " 5",
+					   "99999999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { S("psrec"), S("-F"), S(bad[i]), S("ls"), NULL };
+		expect_usage_error(ARGC(argv), argv, "-F");
+	}
+}
+
+static void test_options_count_sets_period(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-c"), S("100000"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.period, 100000);
+	options_free(&p.o);
+
+	char *bad[] = { S("psrec"), S("-c"), S("0"), S("ls"), NULL };
+	expect_usage_error(ARGC(bad), bad, "-c");
+	char *bad2[] = { S("psrec"), S("--count=x"), S("ls"), NULL };
+	expect_usage_error(ARGC(bad2), bad2, "-c");
+}
+
+static void test_options_count_and_freq_together_is_einval(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-c"), S("1000"), S("-F"), S("99"), S("ls"), NULL };
+	expect_usage_error(ARGC(argv), argv, "-F");
+	char *argv2[] = { S("psrec"), S("-F"), S("99"), S("-c"), S("1000"), S("ls"), NULL };
+	expect_usage_error(ARGC(argv2), argv2, "-c");
+}
+
+static void expect_pages(const char *arg, size_t pages)
+{
+	char *argv[] = { S("psrec"), S("-m"), S(arg), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	if (p.rc != 0)
+		fail_msg("-m %s: %d (%s)", arg, p.rc, p.e.msg);
+	assert_int_equal(p.o.mmap_pages, pages);
+	options_free(&p.o);
+}
+
+static void test_options_mmap_pages_as_count_or_size(void **state)
+{
+	(void)state;
+	expect_pages("8", 8);
+	expect_pages("1", 1);
+	expect_pages("1024", 1024);
+	expect_pages("512K", 128);
+	expect_pages("512k", 128);
+	expect_pages("512KB", 128);
+	expect_pages("2M", 512);
+	expect_pages("1G", 262144);
+	expect_pages("4096B", 1);
+}
+
+static void test_options_mmap_pages_not_power_of_two_is_einval(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-m"), S("3"), S("ls"), NULL };
+	expect_usage_error(ARGC(argv), argv, "power of two");
+	char *argv2[] = { S("psrec"), S("-m"), S("12K"), S("ls"), NULL }; /* 3 pages */
+	expect_usage_error(ARGC(argv2), argv2, "power of two");
+}
+
+static void test_options_mmap_pages_malformed_is_einval(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "0", "abc", "-8", "1K" /* not a page multiple */,
+					   "8X", "8KK", "", "2097152" /* > 1M pages */ };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { S("psrec"), S("-m"), S(bad[i]), S("ls"), NULL };
+		expect_usage_error(ARGC(argv), argv, "-m");
+	}
+}
+
+static void test_options_output(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-o"), S("run.data"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_string_equal(p.o.output, "run.data");
+	options_free(&p.o);
+
+	char *empty[] = { S("psrec"), S("-o"), S(""), S("ls"), NULL };
+	expect_usage_error(ARGC(empty), empty, "-o");
+	char *dash[] = { S("psrec"), S("-o"), S("-"), S("ls"), NULL };
+	expect_usage_error(ARGC(dash), dash, "-o");
+}
+
+static void expect_clock(const char *arg, int id)
+{
+	char *argv[] = { S("psrec"), S("-k"), S(arg), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	if (p.rc != 0)
+		fail_msg("-k %s: %d (%s)", arg, p.rc, p.e.msg);
+	assert_int_equal(p.o.clockid, id);
+	options_free(&p.o);
+}
+
+static void test_options_clockid_names_and_numbers(void **state)
+{
+	(void)state;
+	expect_clock("realtime", CLOCK_REALTIME);
+	expect_clock("CLOCK_REALTIME", CLOCK_REALTIME);
+	expect_clock("monotonic", CLOCK_MONOTONIC);
+	expect_clock("mono", CLOCK_MONOTONIC);
+	expect_clock("monotonic_raw", CLOCK_MONOTONIC_RAW);
+	expect_clock("boottime", CLOCK_BOOTTIME);
+	expect_clock("tai", CLOCK_TAI);
+	expect_clock("0", CLOCK_REALTIME);
+	expect_clock("7", CLOCK_BOOTTIME);
+
+	char *argv[] = { S("psrec"), S("-k"), S("realtime"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_string_equal(p.o.clock_name, "realtime");
+	options_free(&p.o);
+}
+
+static void test_options_unknown_clock_is_einval(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "bogus", "3" /* CLOCK_THREAD_CPUTIME_ID */, "-1", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { S("psrec"), S("-k"), S(bad[i]), S("ls"), NULL };
+		expect_usage_error(ARGC(argv), argv, "-k");
+	}
+}
+
+static void test_options_unknown_option_is_einval(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-x"), S("ls"), NULL };
+	expect_usage_error(ARGC(argv), argv, "-x");
+	char *argv2[] = { S("psrec"), S("--bogus"), S("ls"), NULL };
+	expect_usage_error(ARGC(argv2), argv2, "--bogus");
+}
+
+static void test_options_missing_option_argument_is_einval(void **state)
+{
+	(void)state;
+	/* "-F" as the last word: no argument */
+	char *argv2[] = { S("psrec"), S("-F"), NULL };
+	expect_usage_error(ARGC(argv2), argv2, "-F");
+	char *argv3[] = { S("psrec"), S("--event"), NULL };
+	expect_usage_error(ARGC(argv3), argv3, "--event");
+}
+
+static void test_options_missing_command_is_einval(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), NULL };
+	expect_usage_error(ARGC(argv), argv, "command");
+	char *argv2[] = { S("psrec"), S("-F"), S("99"), NULL };
+	expect_usage_error(ARGC(argv2), argv2, "command");
+	char *argv3[] = { S("psrec"), S("-F"), S("99"), S("--"), NULL };
+	expect_usage_error(ARGC(argv3), argv3, "command");
+}
+
+static void test_options_command_after_double_dash(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-F"), S("999"), S("--"), S("ls"), S("-l"), S("-F"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.freq, 999);
+	assert_int_equal(p.o.cmd_argc, 3);
+	assert_ptr_equal(p.o.cmd, argv + 4);
+	assert_string_equal(p.o.cmd[0], "ls");
+	assert_string_equal(p.o.cmd[1], "-l");
+	assert_string_equal(p.o.cmd[2], "-F");
+	assert_null(p.o.cmd[3]);
+	options_free(&p.o);
+
+	/* a command that looks like an option, after -- */
+	char *argv2[] = { S("psrec"), S("--"), S("-weird"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_string_equal(p.o.cmd[0], "-weird");
+	options_free(&p.o);
+}
+
+static void test_options_parsing_stops_at_first_non_option(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-F"), S("999"), S("ls"), S("-F"), S("1"), S("-x"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.freq, 999); /* the command's -F 1 is not ours */
+	assert_int_equal(p.o.cmd_argc, 4);
+	assert_ptr_equal(p.o.cmd, argv + 3);
+	assert_string_equal(p.o.cmd[0], "ls");
+	assert_string_equal(p.o.cmd[3], "-x");
+	/* argv is not permuted */
+	assert_string_equal(argv[1], "-F");
+	assert_string_equal(argv[3], "ls");
+	options_free(&p.o);
+}
+
+static void test_options_repeated_events_accumulate(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-e"), S("cpu-clock"), S("-e"), S("task-clock:u,cs"),
+			 S("--event=faults"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.events.nr, 4);
+	assert_string_equal(p.o.events.ev[0].name, "cpu-clock");
+	assert_string_equal(p.o.events.ev[1].name, "task-clock:u");
+	assert_string_equal(p.o.events.ev[2].name, "context-switches");
+	assert_string_equal(p.o.events.ev[3].name, "page-faults");
+	for (size_t i = 0; i < 4; i++)
+		assert_false(p.o.events.ev[i].is_default);
+	options_free(&p.o);
+}
+
+static void test_options_bad_event_is_einval_naming_it(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-e"), S("bogus"), S("ls"), NULL };
+	expect_usage_error(ARGC(argv), argv, "bogus");
+}
+
+static void test_options_help_and_version_need_no_command(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-h"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.help);
+	options_free(&p.o);
+
+	char *argv2[] = { S("psrec"), S("--version"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.version);
+	options_free(&p.o);
+
+	assert_non_null(strstr(options_usage(), "usage: psrec"));
+}
+
+static void test_options_quiet_and_verbose(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-q"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.quiet);
+	options_free(&p.o);
+
+	char *argv2[] = { S("psrec"), S("-vv"), S("--verbose"), S("ls"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.verbose, 3);
+	options_free(&p.o);
+
+	/* verbose wins over quiet */
+	char *argv3[] = { S("psrec"), S("-q"), S("-v"), S("ls"), NULL };
+	parse(&p, ARGC(argv3), argv3);
+	assert_int_equal(p.rc, 0);
+	assert_false(p.o.quiet);
+	assert_int_equal(p.o.verbose, 1);
+	options_free(&p.o);
+}
+
+static void test_options_grouped_and_attached_short_options(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-qF999"), S("-m8"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.quiet);
+	assert_int_equal(p.o.freq, 999);
+	assert_int_equal(p.o.mmap_pages, 8);
+	options_free(&p.o);
+}
+
+static void test_options_parse_can_be_called_again_after_a_full_parse(void **state)
+{
+	(void)state;
+	struct po p;
+	for (int i = 0; i < 3; i++) {
+		char *argv[] = { S("psrec"), S("-F"), S("123"), S("ls"), NULL };
+		parse(&p, ARGC(argv), argv);
+		assert_int_equal(p.rc, 0);
+		assert_int_equal(p.o.freq, 123);
+		assert_string_equal(p.o.cmd[0], "ls");
+		options_free(&p.o);
+	}
+}
+
+/* The parse result of the test below, freed by its teardown even when an
+ * assertion fails. */
+static struct po cur;
+
+static int free_cur(void **state)
+{
+	(void)state;
+	options_free(&cur.o);
+	return 0;
+}
+
+/*
+ * Regression: glibc getopt keeps its position inside a group of short
+ * options ("-hq": -h returns at once) unless optind is reset to 0, not 1.
+ * A later options_parse must start fresh instead of resuming in the
+ * previous (possibly freed) argv.
+ */
+static void test_options_parse_after_early_return_in_option_group_starts_fresh(void **state)
+{
+	(void)state;
+	static char a0[] = "psrec", a1[] = "-hq";
+	char *first[] = { a0, a1, NULL };
+	parse(&cur, ARGC(first), first);
+	assert_int_equal(cur.rc, 0);
+	assert_true(cur.o.help);
+	options_free(&cur.o);
+
+	char *second[] = { S("psrec"), S("-F"), S("999"), S("ls"), NULL };
+	parse(&cur, ARGC(second), second);
+	assert_int_equal(cur.rc, 0);
+	assert_false(cur.o.quiet);          /* the "q" of the previous argv is not ours */
+	assert_int_equal(cur.o.freq, 999);
+	assert_non_null(cur.o.cmd);
+	assert_string_equal(cur.o.cmd[0], "ls");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options_defaults),
+		cmocka_unit_test(test_options_init_sets_documented_defaults),
+		cmocka_unit_test(test_options_freq_999),
+		cmocka_unit_test(test_options_freq_max_reads_kernel_max_sample_rate),
+		cmocka_unit_test(test_options_freq_above_max_is_einval_naming_the_max),
+		cmocka_unit_test(test_options_freq_zero_or_not_a_number_is_einval),
+		cmocka_unit_test(test_options_count_sets_period),
+		cmocka_unit_test(test_options_count_and_freq_together_is_einval),
+		cmocka_unit_test(test_options_mmap_pages_as_count_or_size),
+		cmocka_unit_test(test_options_mmap_pages_not_power_of_two_is_einval),
+		cmocka_unit_test(test_options_mmap_pages_malformed_is_einval),
+		cmocka_unit_test(test_options_output),
+		cmocka_unit_test(test_options_clockid_names_and_numbers),
+		cmocka_unit_test(test_options_unknown_clock_is_einval),
+		cmocka_unit_test(test_options_unknown_option_is_einval),
+		cmocka_unit_test(test_options_missing_option_argument_is_einval),
+		cmocka_unit_test(test_options_missing_command_is_einval),
+		cmocka_unit_test(test_options_command_after_double_dash),
+		cmocka_unit_test(test_options_parsing_stops_at_first_non_option),
+		cmocka_unit_test(test_options_repeated_events_accumulate),
+		cmocka_unit_test(test_options_bad_event_is_einval_naming_it),
+		cmocka_unit_test(test_options_help_and_version_need_no_command),
+		cmocka_unit_test(test_options_quiet_and_verbose),
+		cmocka_unit_test(test_options_grouped_and_attached_short_options),
+		cmocka_unit_test(test_options_parse_can_be_called_again_after_a_full_parse),
+		cmocka_unit_test_teardown(test_options_parse_after_early_return_in_option_group_starts_fresh, free_cur),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
