@@ -1,6 +1,6 @@
 #!/bin/bash
 # test.sh - install dependencies, build psrec with -Werror, run every test
-# (unit and integration), then the unit tests again under ASan+UBSan.
+# (unit and integration), then all of them again under ASan+UBSan.
 # Set PSREC_REQUIRE_PERF=1 to make tests that cannot sample fail instead of
 # skipping (CI does).
 set -euo pipefail
@@ -25,5 +25,5 @@ meson test -C build --print-errorlogs
 setup build-asan -Dwerror=true -Dtests=enabled -Db_sanitize=address,undefined -Db_lundef=false
 ninja -C build-asan
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	meson test -C build-asan --suite unit --print-errorlogs
+	meson test -C build-asan --print-errorlogs
 echo "psrec: all tests passed"
