@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <stdbool.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "record/loop.h"
@@ -30,15 +32,26 @@
 struct ui {
 	int verbose;
 	int quiet;
+	bool status_shown;      /* a live status line is on the terminal */
 };
+
+/* Erase the live status line before printing anything else. */
+static void clear_status(struct ui *ui)
+{
+	if (ui->status_shown) {
+		fputs("\r\033[K", stderr);
+		ui->status_shown = false;
+	}
+}
 
 static void on_notice(void *ctx, int level, const char *msg)
 {
-	const struct ui *ui = ctx;
+	struct ui *ui = ctx;
 	if (level == RECORD_NOTICE_VERBOSE && ui->verbose == 0)
 		return;
 	if (level == RECORD_NOTICE_WARN && ui->quiet)
 		return;
+	clear_status(ui);
 	fprintf(stderr, "psrec: %s\n", msg);
 }
 
@@ -48,6 +61,19 @@ static void print_size(char *out, size_t len, uint64_t bytes)
 		snprintf(out, len, "%.1f MB", (double)bytes / 1e6);
 	else
 		snprintf(out, len, "%.1f KB", (double)bytes / 1e3);
+}
+
+/* The live status line: on a terminal only, rewritten in place. */
+static void on_status(void *ctx, const struct loop_stats *st, double elapsed, uint64_t bytes)
+{
+	struct ui *ui = ctx;
+	char size[32];
+	print_size(size, sizeof(size), bytes);
+	uint64_t lost = st->tally.lost > st->tally.lost_samples ? st->tally.lost : st->tally.lost_samples;
+	fprintf(stderr, "\rpsrec: %.1f s, %" PRIu64 " samples, %s, %" PRIu64 " lost\033[K",
+		elapsed, st->tally.samples, size, lost);
+	fflush(stderr);
+	ui->status_shown = true;
 }
 
 static void print_summary(const struct record_opts *o, const struct record_result *r)
@@ -98,7 +124,7 @@ static int cmd_record(int argc, char **argv)
 	}
 
 	char *path = NULL;
-	err = target_find_command(o.cmd[0], &path);
+	err = o.cmd ? target_find_command(o.cmd[0], &path) : 0;
 	if (err) {
 		if (err == -ENOENT)
 			fprintf(stderr, "psrec: %s: command not found\n", o.cmd[0]);
@@ -108,11 +134,13 @@ static int cmd_record(int argc, char **argv)
 		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
 
-	struct ui ui = { o.verbose, o.quiet };
-	struct record_hooks hooks = { on_notice, &ui };
+	struct ui ui = { o.verbose, o.quiet, false };
+	bool live = !o.quiet && isatty(STDERR_FILENO);
+	struct record_hooks hooks = { on_notice, live ? on_status : NULL, &ui };
 	struct record_result res;
 	err = record_run(&o, path, &hooks, &res, &e);
 	free(path);
+	clear_status(&ui);
 	int code;
 	if (err) {
 		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
@@ -140,6 +168,7 @@ static int cmd_record(int argc, char **argv)
 		code = target_exit_code(res.target_status);
 	else if (st->end_reason == LOOP_END_SIGNAL)
 		code = 128 + st->end_signal;
+
 	else
 		code = 0;
 	options_free(&o);

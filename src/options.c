@@ -12,14 +12,25 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <stdbool.h>
 
 #include "util/sysfile.h"
 
 static const char usage_text[] =
 "usage: psrec [options] [--] COMMAND [ARGS...]\n"
+"       psrec [options] -p PID[,PID...] | -t TID[,TID...] | -a\n"
 "\n"
-"Run COMMAND and sample it on every CPU into a perf.data file that\n"
-"perf report and perf script read.\n"
+"Run COMMAND, or attach to running processes or the whole system, and\n"
+"sample on every CPU into a perf.data file that perf report and perf\n"
+"script read.\n"
+"\n"
+"targets:\n"
+"  -p, --pid=PID[,PID...]        running processes, with all their threads and\n"
+"                                the threads and children they start\n"
+"  -t, --tid=TID[,TID...]        just these threads\n"
+"  -a, --all-cpus                every process on every CPU\n"
+"  -C, --cpu=LIST                only these CPUs, e.g. 0-3,6\n"
+"      --duration=SECONDS        stop after SECONDS (fractions allowed)\n"
 "\n"
 "options:\n"
 "  -e, --event=EVENT[,EVENT...]  events to sample (repeatable); modifiers :u :k :h\n"
@@ -47,6 +58,8 @@ static const char usage_text[] =
 "  psrec -F 999 -o run.data ./myprog record at 999 Hz into run.data\n"
 "  psrec -e cpu-clock,page-faults -- make -j2\n"
 "  psrec -e task-clock:u -c 100000 ./myprog\n"
+"  psrec -p 1234 --duration 10      attach to process 1234 for 10 seconds\n"
+"  psrec -a -C 0-1 --duration 5     the whole system, CPUs 0 and 1\n"
 "  perf report -i perf.data          read the recording\n";
 
 const char *options_usage(void)
@@ -67,6 +80,79 @@ void options_init(struct record_opts *o)
 void options_free(struct record_opts *o)
 {
 	evspec_list_free(&o->events);
+	free(o->pids);
+	free(o->tids);
+	free(o->cpus);
+}
+
+/* "1234,5678": positive pids, appended to *list. */
+static int parse_pids(const char *opt, const char *arg, pid_t **list, size_t *n, struct err *e)
+{
+	const char *p = arg;
+	if (*p == '\0')
+		return err_set(e, -EINVAL, "%s: empty list; give process ids like %s 1234,5678", opt, opt);
+	while (*p) {
+		if (!isdigit((unsigned char)*p))
+			return err_set(e, -EINVAL, "%s '%s': expected process ids (positive integers, comma-separated)", opt, arg);
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || v > INT32_MAX)
+			return err_set(e, -EINVAL, "%s '%s': process id out of range", opt, arg);
+		if (v == 0)
+			return err_set(e, -EINVAL, "%s '%s': process ids start at 1", opt, arg);
+		pid_t *nl = realloc(*list, (*n + 1) * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		*list = nl;
+		nl[(*n)++] = (pid_t)v;
+		p = end;
+		if (*p == ',') {
+			p++;
+			if (*p == '\0')
+				return err_set(e, -EINVAL, "%s '%s': trailing comma", opt, arg);
+		} else if (*p != '\0') {
+			return err_set(e, -EINVAL, "%s '%s': expected process ids (positive integers, comma-separated)", opt, arg);
+		}
+	}
+	return 0;
+}
+
+static int parse_cpus(struct record_opts *o, const char *arg, struct err *e)
+{
+	free(o->cpus);
+	o->cpus = NULL;
+	if (cpulist_parse(arg, &o->cpus, &o->nr_cpus) || o->nr_cpus == 0)
+		return err_set(e, -EINVAL, "-C '%s': expected a CPU list like 0-3,6", arg);
+	char online_s[4096];
+	int *online;
+	int n;
+	if (sysfile_read_str("/sys/devices/system/cpu/online", online_s, sizeof(online_s)) ||
+	    cpulist_parse(online_s, &online, &n))
+		return 0; /* cannot check; perf_event_open will */
+	for (int i = 0; i < o->nr_cpus; i++) {
+		bool found = false;
+		for (int j = 0; j < n && !found; j++)
+			found = online[j] == o->cpus[i];
+		if (!found) {
+			free(online);
+			return err_set(e, -EINVAL, "-C %s: CPU %d is not online (online CPUs: %s)", arg, o->cpus[i], online_s);
+		}
+	}
+	free(online);
+	o->cpu_list = arg;
+	return 0;
+}
+
+static int parse_duration(struct record_opts *o, const char *arg, struct err *e)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(arg, &end);
+	if (errno || end == arg || *end != '\0' || !(d > 0) || d > 1e9 || !isdigit((unsigned char)arg[0]))
+		return err_set(e, -EINVAL, "--duration '%s': expected a number of seconds greater than 0 (e.g. 2.5)", arg);
+	o->duration = d;
+	return 0;
 }
 
 /* A whole decimal u64 > 0, no sign, no junk. */
@@ -192,6 +278,11 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool freq_given = false;
@@ -202,7 +293,7 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 	opterr = 0;
 	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
 	for (;;) {
-		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhV", longopts, NULL);
+		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhVp:t:aC:", longopts, NULL);
 		if (c == -1)
 			break;
 		switch (c) {
@@ -236,6 +327,21 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		case 'v':
 			o->verbose++;
 			break;
+		case 'p':
+			err = parse_pids("-p", optarg, &o->pids, &o->nr_pids, e);
+			break;
+		case 't':
+			err = parse_pids("-t", optarg, &o->tids, &o->nr_tids, e);
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'C':
+			err = parse_cpus(o, optarg, e);
+			break;
+		case 'D':
+			err = parse_duration(o, optarg, e);
+			break;
 		case 'h':
 			o->help = true;
 			return 0;
@@ -256,10 +362,18 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		return err_set(e, -EINVAL, "-F and -c both given; choose a frequency (-F) or a period (-c)");
 	if (o->quiet && o->verbose)
 		o->quiet = false;
-	if (optind >= argc)
-		return err_set(e, -EINVAL, "no command given; usage: psrec [options] [--] COMMAND [ARGS...]");
-	o->cmd = argv + optind;
-	o->cmd_argc = argc - optind;
+	bool attach = o->nr_pids || o->nr_tids;
+	if (attach && o->system_wide)
+		return err_set(e, -EINVAL, "-a records every process already; drop -%c", o->nr_pids ? 'p' : 't');
+	if (optind < argc && (attach || o->system_wide))
+		return err_set(e, -EINVAL, "%s and a command cannot be combined: record a command, or attach to running processes",
+			       o->system_wide ? "-a" : o->nr_pids ? "-p" : "-t");
+	if (optind >= argc && !attach && !o->system_wide)
+		return err_set(e, -EINVAL, "no command given; usage: psrec [options] [--] COMMAND [ARGS...], or -p PID, or -a");
+	if (optind < argc) {
+		o->cmd = argv + optind;
+		o->cmd_argc = argc - optind;
+	}
 	if (o->events.nr == 0) {
 		err = evspec_add_default(&o->events);
 		if (err)

@@ -3,8 +3,10 @@
  *
  * All defaults live in options_init(). Parsing stops at the first
  * non-option word (or "--"): that word and the rest are the command to
- * run. Errors are usage errors (-EINVAL, exit 2 in main) with a one-line
- * message in *e naming the option and the fix.
+ * run. A recording has exactly one kind of target: a command, -p/-t
+ * (processes/threads, may be combined), or -a. Errors are usage errors
+ * (-EINVAL, exit 2 in main) with a one-line message in *e naming the
+ * option and the fix. Whether a pid exists is not checked here.
  */
 #ifndef PSREC_OPTIONS_H
 #define PSREC_OPTIONS_H
@@ -12,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "record/evspec.h"
 #include "util/err.h"
@@ -32,6 +35,15 @@ struct record_opts {
 	int verbose;
 	bool quiet;
 	bool help, version;
+	pid_t *pids;            /* -p: processes to attach to */
+	size_t nr_pids;
+	pid_t *tids;            /* -t: threads to attach to */
+	size_t nr_tids;
+	bool system_wide;       /* -a */
+	int *cpus;              /* -C: CPUs to sample on (NULL = all online) */
+	int nr_cpus;
+	const char *cpu_list;
+	double duration;        /* --duration seconds; 0 = until the end */
 	int cmd_argc;
 	char **cmd;             /* the command to run, NULL-terminated */
 	int argc;               /* the whole command line, for CMDLINE */

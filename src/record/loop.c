@@ -98,32 +98,66 @@ static bool read_signal(const struct loop_config *c, struct loop_stats *st)
 	return stop;
 }
 
+/*
+ * The fd a ring is polled through reports POLLHUP for good once its task
+ * is gone. Any other fd redirected into the same ring is woken too, so
+ * poll the next one on that CPU; none left means only timed drains.
+ */
+static int next_fd_on_cpu(const struct sampler *s, size_t ci, int after)
+{
+	bool seen = false;
+	for (size_t i = 0; i < s->nr_fds; i++) {
+		if (s->fd_cpu[i] != ci)
+			continue;
+		if (seen)
+			return s->fds[i];
+		seen = s->fds[i] == after;
+	}
+	return -1;
+}
+
 int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	     struct loop_stats *st)
 {
-	size_t nfds = s->nr_cpus + 2;
+	size_t nr = s->nr_cpus, sig_i = nr, tgt_0 = nr + 1;
+	size_t nfds = nr + 1 + c->nr_target_fds;
 	struct pollfd *pfd = calloc(nfds, sizeof(*pfd));
-	struct iovec *iov = calloc(2 * s->nr_cpus + 1, sizeof(*iov));
-	if (!pfd || !iov) {
+	int *polled = calloc(nr ? nr : 1, sizeof(*polled));
+	struct iovec *iov = calloc(2 * nr + 1, sizeof(*iov));
+	if (!pfd || !iov || !polled) {
 		free(pfd);
 		free(iov);
+		free(polled);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < s->nr_cpus; i++) {
-		pfd[i].fd = s->ring_fds[i];
+	for (size_t i = 0; i < nr; i++) {
+		pfd[i].fd = polled[i] = s->ring_fds[i];
 		pfd[i].events = POLLIN;
 	}
-	size_t sig_i = s->nr_cpus, tgt_i = s->nr_cpus + 1;
 	pfd[sig_i].fd = c->signal_fd;
 	pfd[sig_i].events = POLLIN;
-	pfd[tgt_i].fd = c->target_fd;
-	pfd[tgt_i].events = POLLIN;
+	for (size_t i = 0; i < c->nr_target_fds; i++) {
+		pfd[tgt_0 + i].fd = c->target_fds[i];
+		pfd[tgt_0 + i].events = POLLIN;
+	}
+	size_t targets_left = c->nr_target_fds;
 
 	int ret = 0;
-	uint64_t last_drain = now_ms(), last_checkpoint = last_drain;
+	uint64_t start = now_ms();
+	uint64_t last_drain = start, last_checkpoint = start, last_status = start;
+	uint64_t deadline = c->duration_ms ? start + c->duration_ms : 0;
 	st->end_reason = 0;
 	while (!st->end_reason) {
+		uint64_t now = now_ms();
 		int timeout = LOOP_DRAIN_MS;
+		if (deadline) {
+			if (now >= deadline) {
+				st->end_reason = LOOP_END_DURATION;
+				break;
+			}
+			if (deadline - now < (uint64_t)timeout)
+				timeout = (int)(deadline - now);
+		}
 		int r = poll(pfd, nfds, timeout);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -132,21 +166,29 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 			break;
 		}
 		st->wakeups++;
-		for (size_t i = 0; i < s->nr_cpus; i++) {
-			/* An event whose task is gone reports POLLHUP forever:
-			 * stop polling it (its ring is still drained each pass). */
-			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-				pfd[i].fd = -1;
+		bool ring_ready = false;
+		for (size_t i = 0; i < nr; i++) {
+			if (pfd[i].revents & POLLIN)
+				ring_ready = true;
+			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+				polled[i] = next_fd_on_cpu(s, i, polled[i]);
+				pfd[i].fd = polled[i];
+			}
 		}
 		if (pfd[sig_i].fd >= 0 && (pfd[sig_i].revents & POLLIN) && read_signal(c, st))
 			st->end_reason = LOOP_END_SIGNAL;
-		if (pfd[tgt_i].fd >= 0 && (pfd[tgt_i].revents & (POLLIN | POLLHUP)))
+		for (size_t i = 0; i < c->nr_target_fds; i++) {
+			if (pfd[tgt_0 + i].fd >= 0 && (pfd[tgt_0 + i].revents & (POLLIN | POLLHUP))) {
+				pfd[tgt_0 + i].fd = -1;
+				targets_left--;
+			}
+		}
+		if (c->nr_target_fds && targets_left == 0 && !st->end_reason)
 			st->end_reason = LOOP_END_TARGET_EXIT;
+		if (deadline && now_ms() >= deadline && !st->end_reason)
+			st->end_reason = LOOP_END_DURATION;
 
-		uint64_t now = now_ms();
-		bool ring_ready = false;
-		for (size_t i = 0; i < s->nr_cpus; i++)
-			ring_ready |= (pfd[i].revents & POLLIN) != 0;
+		now = now_ms();
 		if (ring_ready || now - last_drain >= LOOP_DRAIN_MS || st->end_reason) {
 			int err = drain_pass(s, w, c, st, iov);
 			last_drain = now;
@@ -164,8 +206,13 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 				st->end_reason = LOOP_END_WRITE_ERROR;
 			}
 		}
+		if (c->status && now - last_status >= LOOP_STATUS_MS) {
+			last_status = now;
+			c->status(c->status_ctx, st, (double)(now - start) / 1e3, w->end);
+		}
 	}
 	free(pfd);
 	free(iov);
+	free(polled);
 	return ret;
 }

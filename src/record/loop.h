@@ -1,14 +1,14 @@
 /*
  * loop.h - the recording loop: one poll() over every ring, a signalfd and
- * the target's pidfd.
+ * a pidfd per target process.
  *
  * Each pass reads every ring's head once, writes all unread spans plus one
  * FINISHED_ROUND in a single pwritev (no per-record copying), then releases
  * the tails. Passes run when a ring wakes poll (half full), and at least
  * every LOOP_DRAIN_MS otherwise, so little is lost if psrec is killed;
  * data.size in the header is checkpointed at least every
- * LOOP_CHECKPOINT_MS. The loop ends when the target exits, on a stop
- * signal, or when the output fails; the rings are drained one last time.
+ * LOOP_CHECKPOINT_MS. The loop ends when every target process has exited,
+ * on a stop signal, at the deadline, or when the output fails.
  */
 #ifndef PSREC_RECORD_LOOP_H
 #define PSREC_RECORD_LOOP_H
@@ -22,18 +22,27 @@
 
 #define LOOP_DRAIN_MS      250
 #define LOOP_CHECKPOINT_MS 500
+#define LOOP_STATUS_MS     500
 
 /* Why the loop ended. */
 #define LOOP_END_TARGET_EXIT 1
 #define LOOP_END_SIGNAL      2
 #define LOOP_END_WRITE_ERROR 3
+#define LOOP_END_DURATION    4
+
+struct loop_stats;
 
 struct loop_config {
 	int signal_fd;          /* signalfd for SIGINT/SIGTERM/SIGHUP, or -1 */
-	int target_fd;          /* pidfd of the launched command, or -1 */
+	const int *target_fds;  /* pidfds; the loop ends when all have exited */
+	size_t nr_target_fds;
 	bool ignore_tty_sigint; /* a terminal's Ctrl-C also reached the target:
 				   keep recording until it exits */
+	uint64_t duration_ms;   /* 0: no deadline */
 	int time_offset;        /* of TIME in a SAMPLE, for the tally */
+	/* Called about every LOOP_STATUS_MS with the elapsed time, if set. */
+	void (*status)(void *ctx, const struct loop_stats *st, double elapsed_s, uint64_t bytes);
+	void *status_ctx;
 };
 
 struct loop_stats {
@@ -47,10 +56,10 @@ struct loop_stats {
 };
 
 /*
- * Run until the target exits, a stop signal arrives or a write fails.
- * Returns 0 (see stats->end_reason; a write error is an end reason, the
- * file stays valid up to the last complete pass) or -errno when polling
- * itself fails.
+ * Run until the targets exit, a stop signal arrives, the deadline passes
+ * or a write fails. Returns 0 (see stats->end_reason; after a write error
+ * the file stays valid up to the last complete pass) or -errno when
+ * polling itself fails.
  */
 int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	     struct loop_stats *stats);

@@ -2,11 +2,15 @@
  * record.c - a recording from start to finish (see record.h).
  *
  * Order matters:
- *  1. block the stop signals (so none is lost or kills us half-way) and
- *     create the output under a temporary name (an unwritable path fails
- *     before any event is opened);
- *  2. fork the command, stopped on a pipe; open every event on it;
- *  3. write header, attrs, ids and the synthesized records, checkpoint;
+ *  1. check the targets, block the stop signals (so none is lost or kills
+ *     us half-way), create the output under a temporary name (an
+ *     unwritable path fails before any event is opened);
+ *  2. fork the command, stopped on a pipe, or find the threads to attach
+ *     to; open every event (attach: then look for threads that appeared
+ *     meanwhile, until none do);
+ *  3. write header, attrs and ids; attach: enable the events, then scan
+ *     /proc, so nothing falls in between; write the synthesized records
+ *     before any ring data, checkpoint;
  *  4. release the command (enable_on_exec starts sampling at its exec),
  *     move the file into place, loop;
  *  5. disable, drain once more, write the features, finish the header.
@@ -30,6 +34,8 @@
 #include "format/writer.h"
 #include "record/hostinfo.h"
 #include "record/output.h"
+#include "record/perm.h"
+#include "record/procfs.h"
 #include "record/sampler.h"
 #include "record/synth.h"
 #include "record/target.h"
@@ -39,6 +45,11 @@
 #ifndef PSREC_VERSION
 #define PSREC_VERSION "0.0.0"
 #endif
+
+/* Rescans for threads born while events were being opened. */
+#define MAX_RESCANS 8
+/* fds psrec needs besides the events (output, pidfds, stdio...). */
+#define FD_SLACK 64
 
 static void notice(const struct record_hooks *h, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -89,8 +100,9 @@ struct feature_inputs {
 };
 
 #define MAX_FEATURES 16
+#define MAX_EVENTS 64
 
-/* Build every feature payload into bufs[] / out[]; returns how many. */
+/* Build every feature payload into bufs[] / out[]; *nr gets how many. */
 static int build_features(const struct feature_inputs *in, struct buf *bufs,
 			  struct writer_feature *out, size_t *nr)
 {
@@ -133,9 +145,9 @@ static int build_features(const struct feature_inputs *in, struct buf *bufs,
 		exe[el] = '\0';
 	ADD(PD_FEAT_CMDLINE, feature_cmdline(b, exe, in->opts->argc, in->opts->argv));
 
-	struct feature_event fev[64];
+	struct feature_event fev[MAX_EVENTS];
 	const struct sampler *s = in->sampler;
-	uint32_t nev = s->nr_events < 64 ? (uint32_t)s->nr_events : 64;
+	uint32_t nev = s->nr_events < MAX_EVENTS ? (uint32_t)s->nr_events : MAX_EVENTS;
 	for (uint32_t i = 0; i < nev; i++) {
 		fev[i].attr = &s->ev[i].attr;
 		fev[i].name = s->ev[i].name;
@@ -168,13 +180,13 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Header, attrs, ids, then the synthesized records; checkpointed. */
-static int write_start(struct writer *w, int fd, const struct sampler *s, const struct record_opts *o,
-		       pid_t child, const struct record_hooks *h, struct err *e)
+/* Header, attrs and ids. */
+static int write_header(struct writer *w, int fd, const struct sampler *s, const char *output,
+			struct err *e)
 {
-	struct writer_event wev[64];
-	if (s->nr_events > 64)
-		return err_set(e, -E2BIG, "too many events (%zu); at most 64", s->nr_events);
+	struct writer_event wev[MAX_EVENTS];
+	if (s->nr_events > MAX_EVENTS)
+		return err_set(e, -E2BIG, "too many events (%zu); at most %d", s->nr_events, MAX_EVENTS);
 	for (size_t i = 0; i < s->nr_events; i++) {
 		wev[i].attr = &s->ev[i].attr;
 		wev[i].ids = s->ev[i].ids;
@@ -182,31 +194,51 @@ static int write_start(struct writer *w, int fd, const struct sampler *s, const 
 	}
 	int err = writer_begin(w, fd, wev, s->nr_events);
 	if (err)
-		return err_set(e, err, "cannot write %s: %s", o->output, strerror(-err));
+		return err_set(e, err, "cannot write %s: %s", output, strerror(-err));
+	return 0;
+}
 
-	struct buf b = BUF_INIT;
+/* What existed before recording started: the kernel map, then the
+ * launched command's name or the attached processes from /proc. */
+static int synthesize(struct buf *b, const struct sampler *s, const struct record_opts *o,
+		      pid_t child, const struct target_attach *ta, const struct record_hooks *h,
+		      struct record_result *res)
+{
 	size_t trailer = sample_id_trailer_size(SAMPLER_SAMPLE_TYPE);
+	int err = 0;
 	if (s->kernel_samples) {
 		struct kernel_map km;
 		int kerr = synth_find_kernel_map("/proc/kallsyms", &km);
 		if (kerr == 0)
-			err = synth_kernel_mmap(&b, &km, trailer);
+			err = synth_kernel_mmap(b, &km, trailer);
 		else
 			notice(h, RECORD_NOTICE_WARN, "kernel symbols unavailable (/proc/kallsyms: %s); kernel samples will not be resolved",
 			       kerr == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-kerr));
 	}
-	if (!err)
-		err = synth_comm(&b, child, child, base_name(o->cmd[0]), trailer);
-	if (!err) {
-		struct iovec iov = { b.data, b.len };
-		err = writer_append(w, &iov, 1);
-	}
-	if (!err)
-		err = writer_checkpoint(w);
-	buf_free(&b);
 	if (err)
-		return err_set(e, err, "cannot write %s: %s", o->output, strerror(-err));
-	return 0;
+		return err;
+	if (child > 0)
+		return synth_comm(b, child, child, base_name(o->cmd[0]), trailer);
+
+	struct synth_counts cnt = { 0 };
+	if (ta->system_wide) {
+		pid_t *pids;
+		size_t n;
+		err = procfs_processes("/proc", &pids, &n);
+		for (size_t i = 0; !err && i < n; i++)
+			err = synth_process(b, "/proc", pids[i], NULL, 0, false, trailer, &cnt);
+		if (!err)
+			free(pids);
+	} else {
+		for (size_t i = 0; !err && i < ta->nr_procs; i++) {
+			const struct target_proc *p = &ta->procs[i];
+			err = synth_process(b, "/proc", p->pid, p->whole ? NULL : p->tids,
+					    p->whole ? 0 : p->nr_tids, false, trailer, &cnt);
+		}
+	}
+	res->nr_processes = cnt.processes;
+	res->nr_maps = cnt.maps;
+	return err;
 }
 
 static int finish_file(struct writer *w, const struct hostinfo *host, const struct record_opts *o,
@@ -234,6 +266,51 @@ static int finish_file(struct writer *w, const struct hostinfo *host, const stru
 	return herr;
 }
 
+/* Open the events on the attach targets and keep up with threads that
+ * appear meanwhile. */
+static int open_attached(struct sampler *smp, struct sampler_config *sc, struct target_attach *ta,
+			 size_t *nr_threads, struct perm_failure *pf, struct err *e)
+{
+	pid_t *tids;
+	size_t n;
+	int err = target_attach_threads(ta, &tids, &n);
+	if (err)
+		return err;
+	size_t raised;
+	err = perm_ensure_fds(sc->nr_cpus * sc->nr_events * n + FD_SLACK, &raised, e);
+	if (err) {
+		free(tids);
+		return err;
+	}
+	sc->pids = tids;
+	sc->nr_pids = n;
+	err = sampler_open(smp, sc, pf);
+	sc->pids = NULL;
+	free(tids);
+	if (err)
+		return perm_explain(pf, e);
+	*nr_threads = n - smp->nr_skipped;
+
+	for (int round = 0; round < MAX_RESCANS && !ta->system_wide; round++) {
+		pid_t *fresh;
+		size_t nf, added;
+		err = target_attach_rescan(ta, &fresh, &nf);
+		if (err || nf == 0)
+			break;
+		*nr_threads += nf;
+		err = perm_ensure_fds(sc->nr_cpus * sc->nr_events * *nr_threads + FD_SLACK, &raised, e);
+		if (!err) {
+			err = sampler_add(smp, sc, fresh, nf, &added, pf);
+			if (err)
+				err = perm_explain(pf, e);
+		}
+		free(fresh);
+		if (err)
+			return err;
+	}
+	return err;
+}
+
 int record_run(struct record_opts *o, const char *cmd_path, const struct record_hooks *h,
 	       struct record_result *res, struct err *e)
 {
@@ -246,21 +323,48 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	int ncpus = 0;
 	struct output out = { .fd = -1 };
 	struct target_child child = { .pid = -1, .pidfd = -1, .go_fd = -1, .exec_fd = -1 };
+	struct target_attach ta = { 0 };
 	struct sampler smp;
 	struct writer w;
+	struct buf synth = BUF_INIT;
 	int sigfd = -1;
 	sigset_t stop_set, old_mask;
 	bool mask_set = false, sampler_open_ok = false;
+	bool launch = cmd_path != NULL;
+	int *target_fds = NULL;
+	size_t nr_target_fds = 0;
 	int err;
 
 	memset(&smp, 0, sizeof(smp));
 	err = hostinfo_read(&host);
 	if (err)
 		return err;
-	err = online_cpus(&cpus, &ncpus);
-	if (err) {
-		err = err_set(e, err, "cannot read the online CPUs from /sys/devices/system/cpu/online: %s", strerror(-err));
-		goto out;
+	if (o->cpus) {
+		cpus = malloc((size_t)o->nr_cpus * sizeof(*cpus));
+		if (!cpus) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(cpus, o->cpus, (size_t)o->nr_cpus * sizeof(*cpus));
+		ncpus = o->nr_cpus;
+	} else {
+		err = online_cpus(&cpus, &ncpus);
+		if (err) {
+			err = err_set(e, err, "cannot read the online CPUs from /sys/devices/system/cpu/online: %s", strerror(-err));
+			goto out;
+		}
+	}
+
+	if (!launch) {
+		if (o->system_wide && !perm_can_sample_cpus()) {
+			err = err_set(e, -EACCES, "not allowed to sample all CPUs (-a needs perf_event_paranoid <= 0, it is %d): "
+				      "run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid", perm_paranoid());
+			goto out;
+		}
+		err = target_attach_resolve(&ta, o->pids, o->nr_pids, o->tids, o->nr_tids, o->system_wide,
+					    perm_can_sample_kernel(), e);
+		if (err)
+			goto out;
 	}
 
 	sigemptyset(&stop_set);
@@ -282,58 +386,119 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	if (err)
 		goto out;
 
-	err = target_fork(&child, cmd_path, o->cmd, &old_mask, e);
-	if (err)
-		goto out;
-
-	pid_t pids[1] = { child.pid };
 	struct sampler_config sc = {
 		.events = o->events.ev, .nr_events = o->events.nr,
-		.pids = pids, .nr_pids = 1,
 		.cpus = cpus, .nr_cpus = (size_t)ncpus,
 		.freq = o->freq, .period = o->period,
 		.clockid = o->clockid, .mmap_pages = o->mmap_pages,
-		.enable_on_exec = true,
 	};
-	err = sampler_open(&smp, &sc, e);
-	if (err)
-		goto out;
+	struct perm_failure pf;
+	if (launch) {
+		err = target_fork(&child, cmd_path, o->cmd, &old_mask, e);
+		if (err)
+			goto out;
+		pid_t pids[1] = { child.pid };
+		sc.pids = pids;
+		sc.nr_pids = 1;
+		sc.enable_on_exec = true;
+		sc.inherit = true;
+		err = sampler_open(&smp, &sc, &pf);
+		sc.pids = NULL;
+		if (err) {
+			err = perm_explain(&pf, e);
+			goto out;
+		}
+	} else {
+		/* -p follows new threads and children; -t is just those
+		 * threads; -a covers everything without inheriting. */
+		sc.inherit = o->nr_pids > 0;
+		sc.skip_vanished = true;
+		err = open_attached(&smp, &sc, &ta, &res->nr_threads, &pf, e);
+		if (err)
+			goto out;
+	}
 	sampler_open_ok = true;
 	if (smp.default_fell_back)
 		notice(h, RECORD_NOTICE_VERBOSE, "no hardware PMU: default event cycles replaced by cpu-clock");
-	if (smp.kernel_excluded) {
-		int64_t par = -1;
-		sysfile_read_s64("/proc/sys/kernel/perf_event_paranoid", &par);
-		notice(h, RECORD_NOTICE_WARN, "kernel samples not permitted (perf_event_paranoid is %" PRId64 "); recording user space only", par);
-	}
+	if (smp.kernel_excluded)
+		notice(h, RECORD_NOTICE_WARN, "kernel samples not permitted (perf_event_paranoid is %d); recording user space only",
+		       perm_paranoid());
+	if (smp.ring_shrunk)
+		notice(h, RECORD_NOTICE_WARN, "a %zu KiB ring per CPU exceeds the locked-memory limit (perf_event_mlock_kb, ulimit -l); using %zu KiB",
+		       o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, (size_t)smp.rings[0].size / 1024);
 	res->nr_cpus = smp.nr_cpus;
 	res->ring_bytes = smp.rings[0].size;
 
-	err = write_start(&w, out.fd, &smp, o, child.pid, h, e);
+	err = write_header(&w, out.fd, &smp, o->output, e);
 	if (err)
 		goto out;
+	if (!launch) {
+		/* Enable before scanning /proc: a mapping made meanwhile is
+		 * then seen by the kernel (MMAP2 in the ring) or by the scan. */
+		err = sampler_enable(&smp);
+		if (err) {
+			err = err_set(e, err, "cannot enable the events: %s", strerror(-err));
+			goto out;
+		}
+		res->setup_ms = ms_since(&t0);
+	}
+	err = synthesize(&synth, &smp, o, child.pid, &ta, h, res);
+	if (!err) {
+		struct iovec iov = { synth.data, synth.len };
+		err = writer_append(&w, &iov, 1);
+	}
+	if (!err)
+		err = writer_checkpoint(&w);
+	if (err) {
+		err = err_set(e, err, "cannot write %s: %s", o->output, strerror(-err));
+		goto out;
+	}
 	uint64_t tod = clock_ns(CLOCK_REALTIME);
 	uint64_t clk = clock_ns(o->clockid);
 
-	err = target_exec(&child);
-	if (err) {
-		res->exec_failed = true;
-		res->exec_errno = -err;
-		err = err_set(e, err, "%s: %s", o->cmd[0], strerror(-err));
-		goto out;
+	if (launch) {
+		err = target_exec(&child);
+		if (err) {
+			res->exec_failed = true;
+			res->exec_errno = -err;
+			err = err_set(e, err, "%s: %s", o->cmd[0], strerror(-err));
+			goto out;
+		}
+		res->setup_ms = ms_since(&t0);
+		target_fds = &child.pidfd;
+		nr_target_fds = 1;
+	} else if (ta.nr_procs) {
+		target_fds = calloc(ta.nr_procs, sizeof(*target_fds));
+		if (!target_fds) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < ta.nr_procs; i++)
+			target_fds[i] = ta.procs[i].pidfd;
+		nr_target_fds = ta.nr_procs;
 	}
 	err = output_commit(&out, e);
 	if (err)
 		goto out;
-	res->setup_ms = ms_since(&t0);
-	notice(h, RECORD_NOTICE_VERBOSE, "recording %s (pid %d) on %zu CPUs, %zu event(s), %zu KiB ring per CPU; started in %.1f ms",
-	       o->cmd[0], (int)child.pid, smp.nr_cpus, smp.nr_events, (size_t)(smp.rings[0].size / 1024), res->setup_ms);
+	if (launch)
+		notice(h, RECORD_NOTICE_VERBOSE, "recording %s (pid %d) on %zu CPUs, %zu event(s), %zu KiB ring per CPU; started in %.1f ms",
+		       o->cmd[0], (int)child.pid, smp.nr_cpus, smp.nr_events, (size_t)(smp.rings[0].size / 1024), res->setup_ms);
+	else if (o->system_wide)
+		notice(h, RECORD_NOTICE_VERBOSE, "recording all processes on %zu CPUs (%zu processes, %zu mappings synthesized); sampling enabled %.1f ms after start",
+		       smp.nr_cpus, res->nr_processes, res->nr_maps, res->setup_ms);
+	else
+		notice(h, RECORD_NOTICE_VERBOSE, "attached to %zu threads of %zu processes on %zu CPUs (%zu fds, %zu mappings synthesized); attach time %.1f ms",
+		       res->nr_threads, ta.nr_procs, smp.nr_cpus, smp.nr_fds, res->nr_maps, res->setup_ms);
 
 	struct loop_config lc = {
 		.signal_fd = sigfd,
-		.target_fd = child.pidfd,
-		.ignore_tty_sigint = true,
+		.target_fds = target_fds,
+		.nr_target_fds = nr_target_fds,
+		.ignore_tty_sigint = launch,
+		.duration_ms = (uint64_t)(o->duration * 1000.0 + 0.5),
 		.time_offset = sample_time_offset(SAMPLER_SAMPLE_TYPE),
+		.status = h ? h->status : NULL,
+		.status_ctx = h ? h->ctx : NULL,
 	};
 	err = loop_run(&smp, &w, &lc, &res->stats);
 	if (err) {
@@ -349,7 +514,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 			res->stats.write_error = derr;
 		}
 	}
-	if (res->stats.end_reason == LOOP_END_TARGET_EXIT && target_reap(&child) == 0) {
+	if (launch && res->stats.end_reason == LOOP_END_TARGET_EXIT && target_reap(&child) == 0) {
 		res->target_exited = true;
 		res->target_status = child.status;
 	}
@@ -370,7 +535,11 @@ out:
 	if (child.pid > 0 && !out.committed)
 		target_abort(&child);
 	target_close(&child);
+	if (!launch)
+		free(target_fds);
+	target_attach_free(&ta);
 	output_close(&out);
+	buf_free(&synth);
 	if (sigfd >= 0)
 		close(sigfd);
 	if (mask_set)

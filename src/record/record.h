@@ -20,6 +20,8 @@
 struct record_hooks {
 	/* One-line notices while recording (warnings, -v detail); main prints. */
 	void (*notice)(void *ctx, int level, const char *msg);
+	/* Live status, about twice a second (NULL: none). */
+	void (*status)(void *ctx, const struct loop_stats *st, double elapsed_s, uint64_t bytes);
 	void *ctx;
 };
 #define RECORD_NOTICE_WARN    0  /* always shown (unless -q) */
@@ -36,13 +38,17 @@ struct record_result {
 	bool features_failed;   /* finished without feature sections */
 	size_t nr_cpus;
 	size_t ring_bytes;
-	double setup_ms;        /* from start to the command released */
+	double setup_ms;        /* from start until sampling is enabled */
+	size_t nr_threads;      /* threads events were opened on (attach) */
+	size_t nr_processes;    /* processes synthesized from /proc */
+	size_t nr_maps;         /* mappings synthesized */
 };
 
 /*
- * Record opts->cmd (cmd_path is its resolved executable). Returns 0 when a
- * valid file was written (see res for how the recording ended, including a
- * write error), or -errno with *e set when nothing usable was produced.
+ * Record opts->cmd (cmd_path is its resolved executable), or attach to the
+ * -p/-t/-a targets (cmd_path NULL). Returns 0 when a valid file was written
+ * (see res for how the recording ended, including a write error), or
+ * -errno with *e set when nothing usable was produced.
  */
 int record_run(struct record_opts *opts, const char *cmd_path, const struct record_hooks *h,
 	       struct record_result *res, struct err *e);

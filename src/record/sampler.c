@@ -4,17 +4,13 @@
 #include "sampler.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <linux/perf_event.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include "util/sysfile.h"
 
 static int sys_perf_event_open(struct pd_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
 {
@@ -29,13 +25,15 @@ static void build_attr(struct pd_attr *a, const struct evspec *ev, const struct 
 	a->size = PD_ATTR_SIZE;
 	a->config = ev->config;
 	a->sample_type = SAMPLER_SAMPLE_TYPE;
-	a->flags = PD_ATTR_DISABLED | PD_ATTR_INHERIT | PD_ATTR_SAMPLE_ID_ALL | PD_ATTR_USE_CLOCKID;
+	a->flags = PD_ATTR_DISABLED | PD_ATTR_SAMPLE_ID_ALL | PD_ATTR_USE_CLOCKID;
 	if (c->period) {
 		a->sample_period = c->period;
 	} else {
 		a->sample_period = c->freq;
 		a->flags |= PD_ATTR_FREQ;
 	}
+	if (c->inherit)
+		a->flags |= PD_ATTR_INHERIT;
 	if (c->enable_on_exec)
 		a->flags |= PD_ATTR_ENABLE_ON_EXEC;
 	if (tracking)
@@ -60,51 +58,30 @@ static void close_all(struct sampler *s)
 		free(s->ev[i].ids);
 	free(s->ev);
 	free(s->fds);
+	free(s->fd_cpu);
 	free(s->rings);
 	free(s->ring_fds);
 	free(s->maps);
-	s->ev = NULL;
-	s->fds = NULL;
-	s->rings = NULL;
-	s->ring_fds = NULL;
-	s->maps = NULL;
-	s->nr_fds = 0;
 }
 
-static int paranoid_level(void)
+static int push_fd(struct sampler *s, int fd, size_t ci)
 {
-	int64_t v = 2;
-	sysfile_read_s64("/proc/sys/kernel/perf_event_paranoid", &v);
-	return (int)v;
-}
-
-/* Why opening `ev` failed with errno `code`, as one line with the fix. */
-static int explain_open_error(const struct evspec *ev, int code, pid_t pid, int cpu,
-			      size_t nr_fds_needed, struct err *e)
-{
-	switch (code) {
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENODEV:
-		if (ev->type == PD_TYPE_HARDWARE || ev->type == PD_TYPE_HW_CACHE)
-			return err_set(e, -code, "event '%s' is not supported on this machine (no hardware PMU: %s); use -e cpu-clock",
-				       ev->name, strerror(code));
-		return err_set(e, -code, "event '%s' is not supported by this kernel: %s", ev->name, strerror(code));
-	case EACCES:
-	case EPERM:
-		return err_set(e, -code, "not allowed to sample '%s' (perf_event_paranoid is %d): run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid",
-			       ev->name, paranoid_level());
-	case ESRCH:
-		return err_set(e, -code, "process %d exited before recording started", (int)pid);
-	case EMFILE:
-	case ENFILE:
-		return err_set(e, -code, "out of file descriptors opening '%s' (need about %zu): raise the limit with ulimit -n",
-			       ev->name, nr_fds_needed);
-	case EINVAL:
-		return err_set(e, -code, "the kernel rejected event '%s' on CPU %d (invalid argument): check -F/-c and -k", ev->name, cpu);
-	default:
-		return err_set(e, -code, "cannot open event '%s' on CPU %d: %s", ev->name, cpu, strerror(code));
+	if (s->nr_fds == s->cap_fds) {
+		size_t cap = s->cap_fds ? s->cap_fds * 2 : 64;
+		int *nf = realloc(s->fds, cap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		s->fds = nf;
+		size_t *nc = realloc(s->fd_cpu, cap * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		s->fd_cpu = nc;
+		s->cap_fds = cap;
 	}
+	s->fds[s->nr_fds] = fd;
+	s->fd_cpu[s->nr_fds] = ci;
+	s->nr_fds++;
+	return 0;
 }
 
 static int push_id(struct sampler_event *se, uint64_t id)
@@ -117,76 +94,81 @@ static int push_id(struct sampler_event *se, uint64_t id)
 	return 0;
 }
 
-/* Result of one attempt: 0, a negative errno with *e set, or one of these
- * to ask for a retry with adjusted events. */
-#define RETRY_USER_ONLY 1
-#define RETRY_CPU_CLOCK 2
+/* Ask sampler_open for another attempt with adjusted settings. */
+#define RETRY_USER_ONLY   1
+#define RETRY_CPU_CLOCK   2
+#define RETRY_SMALLER_RING 3
 
-static int try_open(struct sampler *s, const struct sampler_config *c, struct err *e)
+static void fail_at(struct perm_failure *f, int code, const struct evspec *ev, pid_t pid, int cpu,
+		    const struct sampler_config *c)
+{
+	memset(f, 0, sizeof(*f));
+	f->code = code;
+	f->ev = ev;
+	f->pid = pid;
+	f->cpu = cpu;
+	f->system_wide = pid == -1;
+	f->fds_needed = c->nr_cpus * c->nr_events * c->nr_pids;
+}
+
+/*
+ * Open every event for pids[0..n) on every CPU. Returns 0, -errno (with
+ * *f), or a RETRY_* code. vanished[i] is set for threads that exited.
+ */
+static int open_pids(struct sampler *s, const struct sampler_config *c, const pid_t *pids,
+		     size_t n, bool *vanished, struct perm_failure *f)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t per_cpu = c->nr_events * c->nr_pids;
-	size_t total = per_cpu * c->nr_cpus;
-
-	s->nr_events = c->nr_events;
-	s->nr_cpus = c->nr_cpus;
-	s->cpus = c->cpus;
-	s->map_len = (1 + c->mmap_pages) * page;
-	s->ev = calloc(c->nr_events, sizeof(*s->ev));
-	s->fds = calloc(total, sizeof(*s->fds));
-	s->rings = calloc(c->nr_cpus, sizeof(*s->rings));
-	s->ring_fds = calloc(c->nr_cpus, sizeof(*s->ring_fds));
-	s->maps = calloc(c->nr_cpus, sizeof(*s->maps));
-	if (!s->ev || !s->fds || !s->rings || !s->ring_fds || !s->maps)
-		return -ENOMEM;
-
-	s->kernel_samples = false;
-	for (size_t i = 0; i < c->nr_events; i++) {
-		build_attr(&s->ev[i].attr, &c->events[i], c, i == 0);
-		s->ev[i].name = c->events[i].name;
-		if (!c->events[i].exclude_kernel)
-			s->kernel_samples = true;
-	}
-
 	for (size_t ci = 0; ci < c->nr_cpus; ci++) {
 		int cpu = c->cpus[ci];
-		s->ring_fds[ci] = -1;
 		for (size_t ei = 0; ei < c->nr_events; ei++) {
 			struct evspec *ev = &c->events[ei];
-			for (size_t pi = 0; pi < c->nr_pids; pi++) {
-				int fd = sys_perf_event_open(&s->ev[ei].attr, c->pids[pi], cpu, -1,
+			for (size_t pi = 0; pi < n; pi++) {
+				if (vanished[pi])
+					continue;
+				int fd = sys_perf_event_open(&s->ev[ei].attr, pids[pi], cpu, -1,
 							     PERF_FLAG_FD_CLOEXEC);
 				if (fd < 0) {
 					int code = errno;
 					bool unsupported = code == ENOENT || code == EOPNOTSUPP || code == ENODEV;
+					if (code == ESRCH && c->skip_vanished) {
+						vanished[pi] = true;
+						s->nr_skipped++;
+						continue;
+					}
 					if (unsupported && ev->is_default && ev->type == PD_TYPE_HARDWARE)
 						return RETRY_CPU_CLOCK;
 					if ((code == EACCES || code == EPERM) && !ev->has_modifier && !ev->exclude_kernel)
 						return RETRY_USER_ONLY;
-					return explain_open_error(ev, code, c->pids[pi], cpu, total, e);
+					fail_at(f, code, ev, pids[pi], cpu, c);
+					return -code;
 				}
-				s->fds[s->nr_fds++] = fd;
+				if (push_fd(s, fd, ci)) {
+					close(fd);
+					return -ENOMEM;
+				}
 				if (s->ring_fds[ci] < 0) {
 					void *m = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 					if (m == MAP_FAILED) {
 						int code = errno;
-						return err_set(e, -code, "cannot map a %zu KiB ring buffer on CPU %d: %s; "
-							       "use a smaller -m (perf_event_mlock_kb limits unprivileged users)",
-							       c->mmap_pages * page / 1024, cpu, strerror(code));
+						if (code == EPERM && s->ring_pages > 1)
+							return RETRY_SMALLER_RING;
+						fail_at(f, code, ev, pids[pi], cpu, c);
+						f->at_mmap = true;
+						f->ring_kb = s->ring_pages * page / 1024;
+						return -code;
 					}
 					s->maps[ci] = m;
 					s->ring_fds[ci] = fd;
-					ring_init(&s->rings[ci], m, (uint8_t *)m + page, (uint64_t)c->mmap_pages * page);
+					ring_init(&s->rings[ci], m, (uint8_t *)m + page, (uint64_t)s->ring_pages * page);
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->ring_fds[ci]) < 0) {
-					int code = errno;
-					return err_set(e, -code, "cannot redirect '%s' into the CPU %d ring buffer: %s",
-						       ev->name, cpu, strerror(code));
+					fail_at(f, errno, ev, pids[pi], cpu, c);
+					return -f->code;
 				}
 				uint64_t id;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
-					int code = errno;
-					return err_set(e, -code, "cannot read the sample id of '%s': %s (kernel too old?)",
-						       ev->name, strerror(code));
+					fail_at(f, errno, ev, pids[pi], cpu, c);
+					return -f->code;
 				}
 				if (push_id(&s->ev[ei], id))
 					return -ENOMEM;
@@ -196,26 +178,73 @@ static int try_open(struct sampler *s, const struct sampler_config *c, struct er
 	return 0;
 }
 
-int sampler_open(struct sampler *s, const struct sampler_config *c, struct err *e)
+static int try_open(struct sampler *s, const struct sampler_config *c, size_t pages,
+		    struct perm_failure *f)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	s->nr_events = c->nr_events;
+	s->nr_cpus = c->nr_cpus;
+	s->cpus = c->cpus;
+	s->ring_pages = pages;
+	s->map_len = (1 + pages) * page;
+	s->ev = calloc(c->nr_events, sizeof(*s->ev));
+	s->rings = calloc(c->nr_cpus, sizeof(*s->rings));
+	s->ring_fds = calloc(c->nr_cpus, sizeof(*s->ring_fds));
+	s->maps = calloc(c->nr_cpus, sizeof(*s->maps));
+	bool *vanished = calloc(c->nr_pids, sizeof(*vanished));
+	if (!s->ev || !s->rings || !s->ring_fds || !s->maps || !vanished) {
+		free(vanished);
+		return -ENOMEM;
+	}
+	for (size_t ci = 0; ci < c->nr_cpus; ci++)
+		s->ring_fds[ci] = -1;
+	s->kernel_samples = false;
+	for (size_t i = 0; i < c->nr_events; i++) {
+		build_attr(&s->ev[i].attr, &c->events[i], c, i == 0);
+		s->ev[i].name = c->events[i].name;
+		if (!c->events[i].exclude_kernel)
+			s->kernel_samples = true;
+	}
+	int r = open_pids(s, c, c->pids, c->nr_pids, vanished, f);
+	free(vanished);
+	if (r == 0 && s->nr_skipped == c->nr_pids) {
+		fail_at(f, ESRCH, &c->events[0], c->pids[0], c->cpus[0], c);
+		return -ESRCH;
+	}
+	return r;
+}
+
+int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_failure *f)
+{
+	bool kx = false, fb = false, shrunk = false;
+	size_t pages = c->mmap_pages;
+
 	memset(s, 0, sizeof(*s));
+	memset(f, 0, sizeof(*f));
 	if (c->nr_events == 0 || c->nr_cpus == 0 || c->nr_pids == 0)
 		return -EINVAL;
-	for (int attempt = 0; attempt < 4; attempt++) {
-		int r = try_open(s, c, e);
-		if (r == 0)
+	for (int attempt = 0; attempt < 32; attempt++) {
+		int r = try_open(s, c, pages, f);
+		if (r == 0) {
+			s->kernel_excluded = kx;
+			s->default_fell_back = fb;
+			s->ring_shrunk = shrunk;
 			return 0;
-		bool kx = s->kernel_excluded, fb = s->default_fell_back;
+		}
 		close_all(s);
 		memset(s, 0, sizeof(*s));
-		s->kernel_excluded = kx;
-		s->default_fell_back = fb;
+		if (r < 0)
+			return r;
 		if (r == RETRY_CPU_CLOCK) {
 			for (size_t i = 0; i < c->nr_events; i++)
 				if (c->events[i].is_default && c->events[i].type == PD_TYPE_HARDWARE)
 					evspec_use_cpu_clock(&c->events[i]);
-			s->default_fell_back = true;
-		} else if (r == RETRY_USER_ONLY && !s->kernel_excluded) {
+			fb = true;
+		} else if (r == RETRY_SMALLER_RING) {
+			pages /= 2;
+			shrunk = true;
+		} else if (r == RETRY_USER_ONLY) {
 			for (size_t i = 0; i < c->nr_events; i++) {
 				struct evspec *ev = &c->events[i];
 				if (ev->has_modifier)
@@ -223,19 +252,36 @@ int sampler_open(struct sampler *s, const struct sampler_config *c, struct err *
 				ev->exclude_kernel = true;
 				ev->exclude_hv = true;
 				size_t n = strlen(ev->name);
-				if (n + 2 < sizeof(ev->name))
+				if (n + 3 <= sizeof(ev->name))
 					memcpy(ev->name + n, ":u", 3);
 			}
-			s->kernel_excluded = true;
-		} else if (r > 0) {
-			return err_set(e, -EACCES, "not allowed to sample user space either (perf_event_paranoid is %d): "
-				       "run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid",
-				       paranoid_level());
-		} else {
-			return r;
+			kx = true;
 		}
 	}
-	return err_set(e, -EINVAL, "cannot open events: gave up after retries");
+	return -EAGAIN;
+}
+
+int sampler_add(struct sampler *s, const struct sampler_config *c, const pid_t *pids,
+		size_t n, size_t *added, struct perm_failure *f)
+{
+	*added = 0;
+	if (n == 0)
+		return 0;
+	bool *vanished = calloc(n, sizeof(*vanished));
+	if (!vanished)
+		return -ENOMEM;
+	size_t skipped = s->nr_skipped;
+	int r = open_pids(s, c, pids, n, vanished, f);
+	free(vanished);
+	if (r > 0) {
+		/* Settings were fixed by sampler_open; a retry now means the
+		 * kernel changed its mind. Report it plainly. */
+		fail_at(f, EPERM, &c->events[0], pids[0], c->cpus[0], c);
+		return -EPERM;
+	}
+	if (r == 0)
+		*added = n - (s->nr_skipped - skipped);
+	return r;
 }
 
 static int for_each_fd(struct sampler *s, unsigned long req)

@@ -9,16 +9,19 @@
  * PERF_EVENT_IOC_ID) is listed under its event, for the file's ids sections.
  *
  * Attrs: sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD, sample_id_all,
- * use_clockid, disabled + inherit (+ enable_on_exec for a launched command);
- * the first event also tracks mmap/mmap2/comm/comm_exec/task, so side-band
- * records are not duplicated per event. attr.size is 128 (perf 6.1 rejects
- * larger, perf-data-format.md 1.2).
+ * use_clockid, disabled (+ inherit for a command or -p, + enable_on_exec
+ * for a launched command); the first event also tracks
+ * mmap/mmap2/comm/comm_exec/task, so side-band records are not duplicated
+ * per event. attr.size is 128 (perf 6.1 rejects larger,
+ * perf-data-format.md 1.2).
  *
  * Fallbacks, reported through flags for the caller to announce:
  * - kernel samples refused (perf_event_paranoid): events without an
  *   explicit modifier are retried with exclude_kernel (kernel_excluded);
  * - the default "cycles" event on a machine without a hardware PMU becomes
- *   cpu-clock (default_fell_back).
+ *   cpu-clock (default_fell_back);
+ * - a ring the locked-memory limit refuses is halved until it maps
+ *   (ring_shrunk).
  */
 #ifndef PSREC_RECORD_SAMPLER_H
 #define PSREC_RECORD_SAMPLER_H
@@ -30,8 +33,8 @@
 
 #include "psrec/perf_data.h"
 #include "record/evspec.h"
+#include "record/perm.h"
 #include "record/ring.h"
-#include "util/err.h"
 
 #define SAMPLER_SAMPLE_TYPE (PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | \
 			     PD_SAMPLE_TIME | PD_SAMPLE_CPU | PD_SAMPLE_PERIOD)
@@ -39,7 +42,7 @@
 struct sampler_config {
 	struct evspec *events;      /* updated in place by the fallbacks */
 	size_t nr_events;
-	const pid_t *pids;          /* target threads/processes; -1 = all */
+	const pid_t *pids;          /* target threads; {-1} = every task */
 	size_t nr_pids;
 	const int *cpus;
 	size_t nr_cpus;
@@ -47,7 +50,9 @@ struct sampler_config {
 	uint64_t period;
 	int clockid;
 	size_t mmap_pages;          /* data pages per ring, a power of two */
-	bool enable_on_exec;
+	bool enable_on_exec;        /* a launched command: start at its exec */
+	bool inherit;               /* follow new threads and children */
+	bool skip_vanished;         /* a thread that exited is skipped (attach) */
 };
 
 struct sampler_event {
@@ -63,21 +68,33 @@ struct sampler {
 	size_t nr_cpus;
 	const int *cpus;
 	int *fds;                   /* every fd opened */
-	size_t nr_fds;
+	size_t *fd_cpu;             /* index into cpus of each fd */
+	size_t nr_fds, cap_fds;
 	struct ring *rings;         /* one per CPU */
 	int *ring_fds;              /* the fd owning each ring */
 	void **maps;
 	size_t map_len;
+	size_t ring_pages;          /* data pages per ring actually mapped */
+	size_t nr_skipped;          /* threads that vanished while opening */
 	bool kernel_excluded;       /* fell back to user-space samples only */
 	bool default_fell_back;     /* default cycles became cpu-clock */
+	bool ring_shrunk;           /* locked-memory limit forced a smaller -m */
 	bool kernel_samples;        /* some event samples kernel mode */
 };
 
-/* Open, map and redirect everything; on failure nothing stays open and
- * *e says what failed and how to fix it. */
-int sampler_open(struct sampler *s, const struct sampler_config *c, struct err *e);
+/* Open, map and redirect everything; on failure nothing stays open and *f
+ * says what failed (for perm_explain). Returns 0 or -errno. */
+int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_failure *f);
 
-/* Enable / disable every event (not needed with enable_on_exec). */
+/*
+ * Open every event on every CPU for more threads (found after the first
+ * open), into the existing rings. Vanished threads are skipped when the
+ * config says so. *added counts threads opened. 0 or -errno with *f.
+ */
+int sampler_add(struct sampler *s, const struct sampler_config *c, const pid_t *pids,
+		size_t n, size_t *added, struct perm_failure *f);
+
+/* Enable / disable every event (a launched command uses enable_on_exec). */
 int sampler_enable(struct sampler *s);
 int sampler_disable(struct sampler *s);
 

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "psrec/perf_data.h"
+#include "record/procfs.h"
 
 #define KERNEL_MMAP_NAME "[kernel.kallsyms]_text"
 #define COMM_MAX 16
@@ -91,4 +93,121 @@ int synth_comm(struct buf *b, pid_t pid, pid_t tid, const char *name, size_t tra
 	memcpy(p.comm, name, n);
 	/* Payload = pid, tid, name and its NUL; put_record pads to 8. */
 	return put_record(b, PD_RECORD_COMM, 0, &p, 8 + n + 1, trailer_size);
+}
+
+int synth_fork(struct buf *b, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, size_t trailer_size)
+{
+	struct {
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} p = { (uint32_t)pid, (uint32_t)ppid, (uint32_t)tid, (uint32_t)ptid, 0 };
+	return put_record(b, PD_RECORD_FORK, PD_MISC_FORK_EXEC, &p, sizeof(p), trailer_size);
+}
+
+int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, size_t trailer_size)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+	} p = {
+		(uint32_t)pid, (uint32_t)pid, m->start, m->end - m->start, m->pgoff,
+		m->maj, m->min, m->ino, 0, m->prot, m->flags,
+	};
+	const char *name = m->path;
+	size_t nlen = m->path_len;
+	if (nlen == 0 || (nlen >= 6 && memcmp(name, "[anon:", 6) == 0)) {
+		name = "//anon";
+		nlen = 6;
+	}
+	if (nlen > 4095)
+		nlen = 4095;
+	char payload[sizeof(p) + 4096];
+	memcpy(payload, &p, sizeof(p));
+	memcpy(payload + sizeof(p), name, nlen);
+	payload[sizeof(p) + nlen] = '\0';
+	uint16_t misc = PD_MISC_USER;
+	if (!(m->prot & PROT_EXEC))
+		misc |= PD_MISC_MMAP_DATA;
+	return put_record(b, PD_RECORD_MMAP2, misc, payload, sizeof(p) + nlen + 1, trailer_size);
+}
+
+struct map_ctx {
+	struct buf *b;
+	pid_t pid;
+	bool data_maps;
+	size_t trailer;
+	size_t maps;
+};
+
+static int map_cb(void *ctx, const struct procfs_map *m)
+{
+	struct map_ctx *c = ctx;
+	bool exec = (m->prot & PROT_EXEC) != 0;
+	/* perf's unwinder needs the readable file mappings too, where
+	 * .eh_frame lives in -z separate-code binaries (format doc 9.2). */
+	bool data = c->data_maps && !exec && (m->prot & PROT_READ) && m->path_len > 0 && m->path[0] == '/';
+	if (!exec && !data)
+		return 0;
+	c->maps++;
+	return synth_mmap2(c->b, c->pid, m, c->trailer);
+}
+
+int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids, size_t nr_tids,
+		  bool data_maps, size_t trailer_size, struct synth_counts *cnt)
+{
+	size_t mark = b->len;
+	pid_t *all = NULL;
+	size_t n = nr_tids;
+	int err = 0;
+
+	struct procfs_status leader;
+	err = procfs_status(root, pid, pid, &leader);
+	if (!err && !tids) {
+		err = procfs_threads(root, pid, &all, &n);
+		tids = all;
+	}
+	size_t threads = 0;
+	for (size_t i = 0; !err && i < n; i++) {
+		struct procfs_status st;
+		if (procfs_status(root, pid, tids[i], &st))
+			continue; /* the thread exited; the process goes on */
+		pid_t parent = tids[i] == pid ? leader.ppid : pid;
+		err = synth_fork(b, pid, parent, tids[i], parent, trailer_size);
+		if (!err)
+			err = synth_comm(b, pid, tids[i], st.name, trailer_size);
+		threads++;
+	}
+	free(all);
+	struct map_ctx mc = { b, pid, data_maps, trailer_size, 0 };
+	if (!err && !leader.kthread) {
+		size_t before_maps = b->len;
+		err = procfs_for_each_map(root, pid, map_cb, &mc);
+		/* Maps hidden from us (a sandbox's init, say): keep the
+		 * thread names, the samples will show as unresolved. */
+		if (err == -EACCES || err == -EPERM) {
+			b->len = before_maps;
+			mc.maps = 0;
+			cnt->unreadable++;
+			err = 0;
+		}
+	}
+	if (err == -ESRCH) {
+		b->len = mark;
+		cnt->vanished++;
+		return 0;
+	}
+	if (err == -ENOMEM || err == -E2BIG)
+		return err;
+	if (err) {
+		b->len = mark;
+		cnt->unreadable++;
+		return 0;
+	}
+	cnt->processes++;
+	cnt->threads += threads;
+	cnt->maps += mc.maps;
+	return 0;
 }

@@ -55,4 +55,43 @@ int target_exit_code(int status);
 
 void target_close(struct target_child *c);
 
+/*
+ * Attaching to running processes (-p), threads (-t) or everything (-a).
+ * Processes are checked before anything is opened: one that does not
+ * exist, a zombie, a thread id given to -p, or a kernel thread while
+ * kernel samples are not allowed is an error naming it. Nothing is stopped
+ * or traced.
+ */
+struct target_proc {
+	pid_t pid;
+	int pidfd;          /* readable when the process has exited */
+	bool whole;         /* every thread (-p), not only some (-t) */
+	pid_t *tids;        /* threads being sampled (for -t: the ones given) */
+	size_t nr_tids;
+};
+
+struct target_attach {
+	struct target_proc *procs;
+	size_t nr_procs;
+	bool system_wide;
+};
+
+int target_attach_resolve(struct target_attach *t, const pid_t *pids, size_t nr_pids,
+			  const pid_t *tids, size_t nr_tids, bool system_wide,
+			  bool kernel_allowed, struct err *e);
+
+/* All thread ids to open events on, in one array (caller frees); {-1}
+ * system-wide. */
+int target_attach_threads(const struct target_attach *t, pid_t **tids, size_t *n);
+
+/*
+ * Threads of the -p processes that appeared since the last look (created
+ * before their creator's events were opened, so inherit did not cover
+ * them). They are added to the process lists; *fresh (caller frees) gets
+ * just the new ones.
+ */
+int target_attach_rescan(struct target_attach *t, pid_t **fresh, size_t *n);
+
+void target_attach_free(struct target_attach *t);
+
 #endif

@@ -69,3 +69,22 @@ assert_near() {
 pd_value() {
 	awk -v k="$1" '$1 == k { print $2; exit }' <<<"$2"
 }
+
+# Start a workload in the background; its pid in $BG_PID. Killed at exit.
+BG_PIDS=""
+bg_start() {
+	"$@" &
+	BG_PID=$!
+	BG_PIDS="$BG_PIDS $BG_PID"
+}
+cleanup_bg() {
+	for p in $BG_PIDS; do kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup_bg EXIT
+
+# Number of samples perf report counted ("# Samples: 16K of event" -> 16000).
+report_samples() {
+	sed -n "s/^# Samples: \([0-9.]*\)\(K*\) of event.*/\1 \2/p" | head -1 |
+		awk '{ n = $1; if ($2 == "K") n *= 1000; printf "%d\n", n }'
+}

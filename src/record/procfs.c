@@ -1,0 +1,239 @@
+/*
+ * procfs.c - /proc readers (see procfs.h).
+ */
+#include "procfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PF_KTHREAD 0x00200000
+
+/* ENOENT/ESRCH both mean "gone" for a process directory. */
+static int gone(int code)
+{
+	return code == ENOENT || code == ESRCH ? -ESRCH : -code;
+}
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return gone(errno);
+	size_t got = 0;
+	while (got + 1 < len) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int code = gone(errno);
+			close(fd);
+			return code;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return 0;
+}
+
+int procfs_status(const char *root, pid_t pid, pid_t tid, struct procfs_status *st)
+{
+	char path[128], buf[4096];
+	memset(st, 0, sizeof(*st));
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/status", root, (int)pid, (int)tid);
+	int err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	bool have_name = false, have_tgid = false;
+	for (char *line = buf; line && *line; ) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "Name:\t", 6) == 0) {
+			snprintf(st->name, sizeof(st->name), "%s", line + 6);
+			have_name = true;
+		} else if (sscanf(line, "Tgid: %d", &st->tgid) == 1) {
+			have_tgid = true;
+		} else if (strncmp(line, "PPid:", 5) == 0) {
+			st->ppid = (pid_t)strtol(line + 5, NULL, 10);
+		} else if (strncmp(line, "Uid:", 4) == 0) {
+			unsigned u;
+			if (sscanf(line + 4, "%u", &u) == 1)
+				st->uid = (uid_t)u;
+		} else if (strncmp(line, "State:\t", 7) == 0) {
+			st->state = line[7];
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if (!have_name || !have_tgid)
+		return -EINVAL;
+
+	/* Field 9 of stat is the task flags; the comm (field 2) may hold
+	 * spaces and parentheses, so parse after its last ')'. */
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", root, (int)pid, (int)tid);
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	char *p = strrchr(buf, ')');
+	unsigned long flags = 0;
+	char state;
+	if (p && sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2)
+		st->kthread = (flags & PF_KTHREAD) != 0;
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Numeric entries of a directory, ascending. */
+static int numeric_entries(const char *dir, pid_t **out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	*out = NULL;
+	*n = 0;
+	if (!d)
+		return gone(errno);
+	size_t cap = 0, cnt = 0;
+	pid_t *arr = NULL;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		long v = strtol(de->d_name, NULL, 10);
+		if (v <= 0)
+			continue;
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 64;
+			pid_t *na = realloc(arr, cap * sizeof(*arr));
+			if (!na) {
+				free(arr);
+				closedir(d);
+				return -ENOMEM;
+			}
+			arr = na;
+		}
+		arr[cnt++] = (pid_t)v;
+	}
+	closedir(d);
+	qsort(arr, cnt, sizeof(*arr), cmp_pid);
+	*out = arr;
+	*n = cnt;
+	return 0;
+}
+
+int procfs_threads(const char *root, pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%d/task", root, (int)pid);
+	int err = numeric_entries(path, tids, n);
+	if (!err && *n == 0) {
+		free(*tids);
+		*tids = NULL;
+		return -ESRCH;
+	}
+	return err;
+}
+
+int procfs_processes(const char *root, pid_t **pids, size_t *n)
+{
+	return numeric_entries(root, pids, n);
+}
+
+/* Parse a hex number; advance *p. */
+static int hex(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	if (!isxdigit((unsigned char)*s))
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 16);
+	if (errno)
+		return -EINVAL;
+	*v = x;
+	*p = end;
+	return 0;
+}
+
+int procfs_parse_map_line(const char *line, struct procfs_map *m)
+{
+	const char *p = line;
+	uint64_t maj, min;
+	memset(m, 0, sizeof(*m));
+
+	if (hex(&p, &m->start) || *p++ != '-' || hex(&p, &m->end) || *p++ != ' ')
+		return -EINVAL;
+	if (m->end < m->start)
+		return -EINVAL;
+	if (strlen(p) < 5 || p[4] != ' ')
+		return -EINVAL;
+	if (p[0] == 'r')
+		m->prot |= PROT_READ;
+	if (p[1] == 'w')
+		m->prot |= PROT_WRITE;
+	if (p[2] == 'x')
+		m->prot |= PROT_EXEC;
+	m->flags = p[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	p += 5;
+	if (hex(&p, &m->pgoff) || *p++ != ' ')
+		return -EINVAL;
+	if (hex(&p, &maj) || *p++ != ':' || hex(&p, &min) || *p++ != ' ')
+		return -EINVAL;
+	m->maj = (uint32_t)maj;
+	m->min = (uint32_t)min;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	char *end;
+	m->ino = strtoull(p, &end, 10);
+	p = end;
+	while (*p == ' ')
+		p++;
+	m->path = p;
+	m->path_len = strcspn(p, "\n");
+	return 0;
+}
+
+int procfs_for_each_map(const char *root, pid_t pid,
+			int (*fn)(void *ctx, const struct procfs_map *m), void *ctx)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, (int)pid, (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return gone(errno);
+	/* Paths may be up to PATH_MAX; a line longer than the buffer is
+	 * skipped whole rather than misparsed. */
+	char line[4096 + 256];
+	int ret = 0;
+	bool partial = false;
+	while (fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		bool complete = len > 0 && line[len - 1] == '\n';
+		if (partial || !complete) {
+			partial = !complete;
+			continue;
+		}
+		struct procfs_map m;
+		if (procfs_parse_map_line(line, &m))
+			continue;
+		ret = fn(ctx, &m);
+		if (ret)
+			break;
+	}
+	fclose(f);
+	return ret;
+}

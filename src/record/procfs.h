@@ -1,0 +1,61 @@
+/*
+ * procfs.h - reading processes, threads and mappings from /proc.
+ *
+ * Processes come and go while we read: every function reports a vanished
+ * process or thread as -ESRCH (never as a hard error) so callers can skip
+ * it. Parsing of maps lines is a pure function, unit-tested. The proc root
+ * is a parameter so tests can point it at a fake tree.
+ */
+#ifndef PSREC_RECORD_PROCFS_H
+#define PSREC_RECORD_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROCFS_COMM_MAX 16
+
+struct procfs_status {
+	char name[PROCFS_COMM_MAX]; /* "Name:" (the comm) */
+	pid_t tgid;
+	pid_t ppid;
+	uid_t uid;                  /* real uid */
+	char state;                 /* 'R', 'S', 'Z', ... */
+	bool kthread;               /* a kernel thread (PF_KTHREAD) */
+};
+
+/* Status of /proc/PID/task/TID (tid == pid for the process itself). */
+int procfs_status(const char *root, pid_t pid, pid_t tid, struct procfs_status *st);
+
+/* The thread ids of process pid, ascending (caller frees *tids). */
+int procfs_threads(const char *root, pid_t pid, pid_t **tids, size_t *n);
+
+/* Every process id in the proc root, ascending (caller frees *pids). */
+int procfs_processes(const char *root, pid_t **pids, size_t *n);
+
+struct procfs_map {
+	uint64_t start, end, pgoff;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot;              /* PROT_READ/WRITE/EXEC bits */
+	uint32_t flags;             /* MAP_SHARED or MAP_PRIVATE */
+	const char *path;           /* points into the line; "" when none */
+	size_t path_len;
+};
+
+/*
+ * Parse one /proc/PID/maps line ("start-end perms offset maj:min inode
+ * path"). The path may contain spaces and ends at the newline. Returns 0 or
+ * -EINVAL.
+ */
+int procfs_parse_map_line(const char *line, struct procfs_map *m);
+
+/*
+ * Call fn for each mapping of process pid (stops at fn's first non-zero
+ * return, which is returned). -ESRCH when the process is gone.
+ */
+int procfs_for_each_map(const char *root, pid_t pid,
+			int (*fn)(void *ctx, const struct procfs_map *m), void *ctx);
+
+#endif
