@@ -127,6 +127,7 @@ static int parse_cpus(struct record_opts *o, const char *arg, struct err *e)
 	char online_s[4096];
 	int *online;
 	int n;
+	o->cpu_list = arg;
 	if (sysfile_read_str("/sys/devices/system/cpu/online", online_s, sizeof(online_s)) ||
 	    cpulist_parse(online_s, &online, &n))
 		return 0; /* cannot check; perf_event_open will */
@@ -140,7 +141,6 @@ static int parse_cpus(struct record_opts *o, const char *arg, struct err *e)
 		}
 	}
 	free(online);
-	o->cpu_list = arg;
 	return 0;
 }
 

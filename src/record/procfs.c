@@ -111,10 +111,11 @@ static int numeric_entries(const char *dir, pid_t **out, size_t *n)
 	pid_t *arr = NULL;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
-		if (!isdigit((unsigned char)de->d_name[0]))
+		const char *name = de->d_name;
+		if (name[0] == '\0' || name[strspn(name, "0123456789")] != '\0')
 			continue;
-		long v = strtol(de->d_name, NULL, 10);
-		if (v <= 0)
+		long v = strtol(name, NULL, 10);
+		if (v <= 0 || v > INT32_MAX)
 			continue;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -129,7 +130,8 @@ static int numeric_entries(const char *dir, pid_t **out, size_t *n)
 		arr[cnt++] = (pid_t)v;
 	}
 	closedir(d);
-	qsort(arr, cnt, sizeof(*arr), cmp_pid);
+	if (cnt > 1)
+		qsort(arr, cnt, sizeof(*arr), cmp_pid);
 	*out = arr;
 	*n = cnt;
 	return 0;
@@ -179,7 +181,8 @@ int procfs_parse_map_line(const char *line, struct procfs_map *m)
 		return -EINVAL;
 	if (m->end < m->start)
 		return -EINVAL;
-	if (strlen(p) < 5 || p[4] != ' ')
+	if (strlen(p) < 5 || p[4] != ' ' || !strchr("r-", p[0]) || !strchr("w-", p[1]) ||
+	    !strchr("x-", p[2]) || !strchr("ps", p[3]))
 		return -EINVAL;
 	if (p[0] == 'r')
 		m->prot |= PROT_READ;
@@ -222,7 +225,7 @@ int procfs_for_each_map(const char *root, pid_t pid,
 	bool partial = false;
 	while (fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);
-		bool complete = len > 0 && line[len - 1] == '\n';
+		bool complete = (len > 0 && line[len - 1] == '\n') || feof(f);
 		if (partial || !complete) {
 			partial = !complete;
 			continue;
@@ -234,6 +237,9 @@ int procfs_for_each_map(const char *root, pid_t pid,
 		if (ret)
 			break;
 	}
+	/* A read error must not pass for the end of the list. */
+	if (!ret && ferror(f))
+		ret = errno ? -errno : -EIO;
 	fclose(f);
 	return ret;
 }

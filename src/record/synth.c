@@ -185,9 +185,9 @@ int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids,
 	if (!err && !leader.kthread) {
 		size_t before_maps = b->len;
 		err = procfs_for_each_map(root, pid, map_cb, &mc);
-		/* Maps hidden from us (a sandbox's init, say): keep the
-		 * thread names, the samples will show as unresolved. */
-		if (err == -EACCES || err == -EPERM) {
+		/* Maps hidden from us (a sandbox's init, say) or unreadable:
+		 * keep the thread names, the samples show as unresolved. */
+		if (err && err != -ESRCH && err != -ENOMEM && err != -E2BIG) {
 			b->len = before_maps;
 			mc.maps = 0;
 			cnt->unreadable++;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -145,6 +146,128 @@ static inline uint64_t th_rand(uint64_t *state)
 	x ^= x >> 27;
 	*state = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* ---- a fake proc root (procfs/synth tests) ------------------------------
+ *
+ * ROOT/<pid>/task/<tid>/status and stat for every thread, and
+ * ROOT/<pid>/task/<pid>/maps for the process: what procfs.c reads.
+ */
+#define TH_PF_KTHREAD 0x00200000u
+
+/* A fresh directory /tmp/psrec-proc-XXXXXX (mode 0755, so a child that drops
+ * root can still read it). */
+static inline void th_mkdtemp(char path[64])
+{
+	snprintf(path, 64, "/tmp/psrec-proc-XXXXXX");
+	assert_non_null(mkdtemp(path));
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* mkdir -p for a path built from a format. */
+static inline void th_mkdirs(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void th_mkdirs(const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(path));
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0)
+			assert_int_equal(errno, EEXIST);
+		*p = '/';
+	}
+	if (mkdir(path, 0755) < 0)
+		assert_int_equal(errno, EEXIST);
+}
+
+/* Write a string to the file at path (created or truncated, mode 0644). */
+static inline void th_put_file(const char *path, const char *content)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fail_msg("cannot create %s: %s", path, strerror(errno));
+	size_t len = strlen(content);
+	while (len > 0) {
+		ssize_t n = write(fd, content, len);
+		assert_true(n > 0);
+		content += n;
+		len -= (size_t)n;
+	}
+	assert_int_equal(close(fd), 0);
+}
+
+/*
+ * Thread tid of process pid in the fake root: status with Name/State/Tgid/
+ * PPid/Uid lines and stat with the given comm and flags (field 9).
+ */
+static inline void th_fake_thread_ex(const char *root, int pid, int tid, const char *name,
+				     const char *stat_comm, int ppid, unsigned uid, char state,
+				     unsigned flags)
+{
+	char path[512], text[1024];
+	th_mkdirs("%s/%d/task/%d", root, pid, tid);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/status", root, pid, tid);
+	snprintf(text, sizeof(text),
+		 "Name:\t%s\n"
+		 "Umask:\t0022\n"
+		 "State:\t%c (%s)\n"
+		 "Tgid:\t%d\n"
+		 "Ngid:\t0\n"
+		 "Pid:\t%d\n"
+		 "PPid:\t%d\n"
+		 "TracerPid:\t0\n"
+		 "Uid:\t%u\t%u\t%u\t%u\n"
+		 "Gid:\t%u\t%u\t%u\t%u\n"
+		 "FDSize:\t64\n"
+		 "Threads:\t1\n",
+		 name, state, state == 'Z' ? "zombie" : state == 'R' ? "running" : "sleeping",
+		 pid, tid, ppid, uid, uid + 1, uid + 2, uid + 3, uid, uid, uid, uid);
+	th_put_file(path, text);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", root, pid, tid);
+	/* pid (comm) state ppid pgrp session tty_nr tpgid flags minflt ... */
+	snprintf(text, sizeof(text),
+		 "%d (%s) %c %d %d %d 0 -1 %u 120 0 0 0 5 3 0 0 20 0 1 0 12345 1000000 200 "
+		 "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
+		 tid, stat_comm, state, ppid, pid, pid, flags);
+	th_put_file(path, text);
+}
+
+static inline void th_fake_thread(const char *root, int pid, int tid, const char *name,
+				  int ppid, unsigned flags)
+{
+	th_fake_thread_ex(root, pid, tid, name, name, ppid, 1000, 'S', flags);
+}
+
+/* ROOT/<pid>/task/<pid>/maps with the given content. */
+static inline void th_fake_maps(const char *root, int pid, const char *content)
+{
+	char path[512];
+	th_mkdirs("%s/%d/task/%d", root, pid, pid);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, pid, pid);
+	th_put_file(path, content);
+}
+
+static inline int th_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 ? -1 : 0;
+	return unlink(path) < 0 ? -1 : 0;
+}
+
+/* rm -rf path (a tree made by the helpers above). */
+static inline void th_rm_rf(const char *path)
+{
+	if (path[0] == '\0')
+		return;
+	assert_int_equal(nftw(path, th_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
 #endif

@@ -486,6 +486,266 @@ static void test_options_parse_after_early_return_in_option_group_starts_fresh(v
 	assert_string_equal(cur.o.cmd[0], "ls");
 }
 
+/* ---- targets: -p, -t, -a, -C, --duration -------------------------------- */
+
+static void test_options_pid_single_list_and_repeated_accumulate(void **state)
+{
+	(void)state;
+	char *one[] = { S("psrec"), S("-p"), S("1234"), NULL };
+	struct po p;
+	parse(&p, ARGC(one), one);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.nr_pids, 1);
+	assert_int_equal(p.o.pids[0], 1234);
+	assert_int_equal(p.o.nr_tids, 0);
+	assert_false(p.o.system_wide);
+	options_free(&p.o);
+
+	char *list[] = { S("psrec"), S("-p"), S("1,2,3"), NULL };
+	parse(&p, ARGC(list), list);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.nr_pids, 3);
+	assert_int_equal(p.o.pids[0], 1);
+	assert_int_equal(p.o.pids[1], 2);
+	assert_int_equal(p.o.pids[2], 3);
+	options_free(&p.o);
+
+	char *rep[] = { S("psrec"), S("-p"), S("10"), S("-p"), S("20,30"), S("--pid=40"), S("--pid"), S("50"),
+			S("-p60"), NULL };
+	parse(&p, ARGC(rep), rep);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.nr_pids, 6);
+	static const pid_t want[] = { 10, 20, 30, 40, 50, 60 };
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(p.o.pids[i], want[i]);
+	options_free(&p.o);
+}
+
+static void test_options_pid_alone_needs_no_command(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-F"), S("999"), S("-p"), S("4321"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_null(p.o.cmd);
+	assert_int_equal(p.o.cmd_argc, 0);
+	assert_int_equal(p.o.freq, 999);
+	/* the default event is still added */
+	assert_int_equal(p.o.events.nr, 1);
+	assert_true(p.o.events.ev[0].is_default);
+	options_free(&p.o);
+
+	/* a "--" with nothing after it is not a command either */
+	char *argv2[] = { S("psrec"), S("-p"), S("4321"), S("--"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_null(p.o.cmd);
+	options_free(&p.o);
+}
+
+static void test_options_tid_list_and_combined_with_pid(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-t"), S("7,8"), S("--tid=9"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.nr_tids, 3);
+	assert_int_equal(p.o.tids[0], 7);
+	assert_int_equal(p.o.tids[1], 8);
+	assert_int_equal(p.o.tids[2], 9);
+	assert_int_equal(p.o.nr_pids, 0);
+	assert_null(p.o.cmd);
+	options_free(&p.o);
+
+	/* -p and -t may be combined */
+	char *both[] = { S("psrec"), S("-p"), S("100"), S("-t"), S("201"), NULL };
+	parse(&p, ARGC(both), both);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.nr_pids, 1);
+	assert_int_equal(p.o.pids[0], 100);
+	assert_int_equal(p.o.nr_tids, 1);
+	assert_int_equal(p.o.tids[0], 201);
+	options_free(&p.o);
+}
+
+static void test_options_all_cpus_is_system_wide_without_command(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("-a"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.system_wide);
+	assert_null(p.o.cmd);
+	assert_int_equal(p.o.nr_pids, 0);
+	assert_int_equal(p.o.nr_tids, 0);
+	options_free(&p.o);
+
+	char *argv2[] = { S("psrec"), S("--all-cpus"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.system_wide);
+	options_free(&p.o);
+}
+
+static void test_options_bad_pid_lists_are_einval_naming_the_option(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "0", "abc", "-5", "", "1,", "1,,2", ",1", "1x", "1 2", "+3",
+					   "0x10", "99999999999", "2147483648", "1,0" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { S("psrec"), S("-p"), S(bad[i]), NULL };
+		expect_usage_error(ARGC(argv), argv, "-p");
+		char *argv2[] = { S("psrec"), S("-t"), S(bad[i]), NULL };
+		expect_usage_error(ARGC(argv2), argv2, "-t");
+	}
+	/* the message names the problem */
+	char *zero[] = { S("psrec"), S("-p"), S("0"), NULL };
+	expect_usage_error(ARGC(zero), zero, "start at 1");
+	char *empty[] = { S("psrec"), S("-p"), S(""), NULL };
+	expect_usage_error(ARGC(empty), empty, "empty");
+	char *comma[] = { S("psrec"), S("-p"), S("1,"), NULL };
+	expect_usage_error(ARGC(comma), comma, "trailing comma");
+	char *word[] = { S("psrec"), S("-p"), S("abc"), NULL };
+	expect_usage_error(ARGC(word), word, "'abc'");
+	/* -p as the last word has no argument */
+	char *none[] = { S("psrec"), S("-p"), NULL };
+	expect_usage_error(ARGC(none), none, "-p");
+}
+
+static void test_options_pid_or_tid_or_all_with_a_command_is_einval(void **state)
+{
+	(void)state;
+	char *p_cmd[] = { S("psrec"), S("-p"), S("1234"), S("ls"), NULL };
+	expect_usage_error(ARGC(p_cmd), p_cmd, "cannot be combined");
+	char *p_dd[] = { S("psrec"), S("-p"), S("1234"), S("--"), S("ls"), NULL };
+	expect_usage_error(ARGC(p_dd), p_dd, "cannot be combined");
+	char *t_cmd[] = { S("psrec"), S("-t"), S("1234"), S("ls"), NULL };
+	expect_usage_error(ARGC(t_cmd), t_cmd, "cannot be combined");
+	char *a_cmd[] = { S("psrec"), S("-a"), S("ls"), NULL };
+	expect_usage_error(ARGC(a_cmd), a_cmd, "cannot be combined");
+	/* the message names the option */
+	expect_usage_error(ARGC(p_cmd), p_cmd, "-p");
+	expect_usage_error(ARGC(t_cmd), t_cmd, "-t");
+	expect_usage_error(ARGC(a_cmd), a_cmd, "-a");
+}
+
+static void test_options_all_cpus_with_pid_or_tid_is_einval(void **state)
+{
+	(void)state;
+	char *ap[] = { S("psrec"), S("-a"), S("-p"), S("1234"), NULL };
+	expect_usage_error(ARGC(ap), ap, "-p");
+	char *pa[] = { S("psrec"), S("-p"), S("1234"), S("-a"), NULL };
+	expect_usage_error(ARGC(pa), pa, "-a");
+	char *at[] = { S("psrec"), S("-a"), S("-t"), S("1234"), NULL };
+	expect_usage_error(ARGC(at), at, "-t");
+}
+
+static void test_options_no_command_and_no_target_is_einval(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("--duration"), S("5"), NULL };
+	expect_usage_error(ARGC(argv), argv, "no command");
+	char *argv2[] = { S("psrec"), NULL };
+	expect_usage_error(ARGC(argv2), argv2, "-p PID");
+}
+
+/* The first CPU of /sys/devices/system/cpu/online, or -1. */
+static int first_online_cpu(void)
+{
+	char s[4096];
+	int *cpus, n;
+	if (sysfile_read_str("/sys/devices/system/cpu/online", s, sizeof(s)) || cpulist_parse(s, &cpus, &n))
+		return -1;
+	int c = n > 0 ? cpus[0] : -1;
+	free(cpus);
+	return c;
+}
+
+static void test_options_cpu_list_of_an_online_cpu(void **state)
+{
+	(void)state;
+	int cpu = first_online_cpu();
+	if (cpu < 0)
+		skip();
+	char arg[16];
+	snprintf(arg, sizeof(arg), "%d", cpu);
+	char *argv[] = { S("psrec"), S("-a"), S("-C"), arg, NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	if (p.rc != 0)
+		fail_msg("-C %s: %d (%s)", arg, p.rc, p.e.msg);
+	assert_int_equal(p.o.nr_cpus, 1);
+	assert_int_equal(p.o.cpus[0], cpu);
+	assert_non_null(p.o.cpu_list);
+	assert_string_equal(p.o.cpu_list, arg);
+	options_free(&p.o);
+
+	/* with a command too, and the long spelling; a repeated -C replaces */
+	char *argv2[] = { S("psrec"), S("-C"), arg, S("--cpu"), arg, S("ls"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.nr_cpus, 1);
+	assert_int_equal(p.o.cpus[0], cpu);
+	options_free(&p.o);
+}
+
+static void test_options_cpu_not_online_is_einval_saying_so(void **state)
+{
+	(void)state;
+	if (first_online_cpu() < 0)
+		skip(); /* nothing to check against */
+	char *argv[] = { S("psrec"), S("-a"), S("-C"), S("99999"), NULL };
+	expect_usage_error(ARGC(argv), argv, "not online");
+	expect_usage_error(ARGC(argv), argv, "99999");
+}
+
+static void test_options_malformed_cpu_list_is_einval(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "x", "", "1-", "-1", "3-1", "0,", "0,,1", "0 1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { S("psrec"), S("-a"), S("-C"), S(bad[i]), NULL };
+		expect_usage_error(ARGC(argv), argv, "-C");
+	}
+}
+
+static void test_options_duration_takes_fractional_seconds(void **state)
+{
+	(void)state;
+	char *argv[] = { S("psrec"), S("--duration"), S("1.5"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.duration == 1.5);
+	options_free(&p.o);
+
+	char *argv2[] = { S("psrec"), S("--duration=10"), S("-p"), S("1"), NULL };
+	parse(&p, ARGC(argv2), argv2);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.duration == 10.0);
+	options_free(&p.o);
+
+	/* default: until the end */
+	char *argv3[] = { S("psrec"), S("ls"), NULL };
+	parse(&p, ARGC(argv3), argv3);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.duration == 0.0);
+	options_free(&p.o);
+}
+
+static void test_options_duration_zero_negative_or_not_finite_is_einval(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "0", "0.0", "-1", "abc", "inf", "nan", "", "1.5s", " 2", "1e999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { S("psrec"), S("--duration"), S(bad[i]), S("ls"), NULL };
+		expect_usage_error(ARGC(argv), argv, "--duration");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -515,6 +775,19 @@ int main(void)
 		cmocka_unit_test(test_options_grouped_and_attached_short_options),
 		cmocka_unit_test(test_options_parse_can_be_called_again_after_a_full_parse),
 		cmocka_unit_test_teardown(test_options_parse_after_early_return_in_option_group_starts_fresh, free_cur),
+		cmocka_unit_test(test_options_pid_single_list_and_repeated_accumulate),
+		cmocka_unit_test(test_options_pid_alone_needs_no_command),
+		cmocka_unit_test(test_options_tid_list_and_combined_with_pid),
+		cmocka_unit_test(test_options_all_cpus_is_system_wide_without_command),
+		cmocka_unit_test(test_options_bad_pid_lists_are_einval_naming_the_option),
+		cmocka_unit_test(test_options_pid_or_tid_or_all_with_a_command_is_einval),
+		cmocka_unit_test(test_options_all_cpus_with_pid_or_tid_is_einval),
+		cmocka_unit_test(test_options_no_command_and_no_target_is_einval),
+		cmocka_unit_test(test_options_cpu_list_of_an_online_cpu),
+		cmocka_unit_test(test_options_cpu_not_online_is_einval_saying_so),
+		cmocka_unit_test(test_options_malformed_cpu_list_is_einval),
+		cmocka_unit_test(test_options_duration_takes_fractional_seconds),
+		cmocka_unit_test(test_options_duration_zero_negative_or_not_finite_is_einval),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,16 @@
 /*
  * test_synth.c - synthesized records (src/record/synth.c): the kernel map
- * from a kallsyms file, the kernel MMAP record and COMM records
+ * from a kallsyms file, the kernel MMAP record, COMM, FORK and MMAP2 records,
+ * and whole processes described from a fake proc root
  * (perf-data-format.md 3.3, 4.2).
  */
 #include "test_helpers.h"
 
+#include <grp.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "record/procfs.h"
 #include "record/synth.h"
 
 static int find_in(const char *content, struct kernel_map *km)
@@ -212,6 +218,655 @@ static void test_synth_records_append_back_to_back(void **state)
 	buf_free(&b);
 }
 
+/* ---- record walking ------------------------------------------------------ */
+
+struct rec {
+	const uint8_t *p;
+	uint32_t type;
+	uint16_t misc, size;
+};
+
+#define MAX_RECS 32
+
+/* Split b->data[start..len) into records; their sizes must add up exactly. */
+static size_t walk(const struct buf *b, size_t start, struct rec *out)
+{
+	size_t off = start, n = 0;
+	while (off < b->len) {
+		if (b->len - off < sizeof(struct pd_event_header))
+			fail_msg("%zu stray bytes at offset %zu", b->len - off, off);
+		uint16_t size = th_u16(b->data, off + 6);
+		if (size < 8 || size % 8 != 0 || size > b->len - off)
+			fail_msg("record %zu at offset %zu: bad size %u (buffer %zu)", n, off, size, b->len);
+		assert_true(n < MAX_RECS);
+		out[n].p = b->data + off;
+		out[n].type = th_u32(b->data, off);
+		out[n].misc = th_u16(b->data, off + 4);
+		out[n].size = size;
+		off += size;
+		n++;
+	}
+	assert_int_equal(off, b->len);
+	return n;
+}
+
+static void check_fork(const struct rec *r, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, size_t trailer)
+{
+	assert_int_equal(r->type, PD_RECORD_FORK);
+	assert_int_equal(r->misc, PD_MISC_FORK_EXEC);
+	/* 8 header + u32 pid, ppid, tid, ptid + u64 time, then the trailer */
+	assert_int_equal(r->size, 32 + trailer);
+	assert_int_equal(th_u32(r->p, 8), (uint32_t)pid);
+	assert_int_equal(th_u32(r->p, 12), (uint32_t)ppid);
+	assert_int_equal(th_u32(r->p, 16), (uint32_t)tid);
+	assert_int_equal(th_u32(r->p, 20), (uint32_t)ptid);
+	assert_int_equal(th_u64(r->p, 24), 0);              /* time */
+	assert_true(th_all_zero(r->p + 32, trailer));
+}
+
+static void check_comm_rec(const struct rec *r, pid_t pid, pid_t tid, const char *name)
+{
+	assert_int_equal(r->type, PD_RECORD_COMM);
+	assert_int_equal(r->misc, 0);
+	assert_int_equal(th_u32(r->p, 8), (uint32_t)pid);
+	assert_int_equal(th_u32(r->p, 12), (uint32_t)tid);
+	assert_string_equal((const char *)r->p + 16, name);
+}
+
+struct want_map {
+	uint64_t start, end, pgoff;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot, flags;
+	const char *name;           /* the filename in the record */
+	uint16_t misc;
+};
+
+static void check_mmap2(const struct rec *r, pid_t pid, const struct want_map *w, size_t trailer)
+{
+	assert_int_equal(r->type, PD_RECORD_MMAP2);
+	assert_int_equal(r->misc, w->misc);
+	size_t nlen = strlen(w->name);
+	size_t name_area = (nlen + 1 + 7) / 8 * 8;
+	assert_int_equal(r->size, 8 + 64 + name_area + trailer);
+	assert_int_equal(th_u32(r->p, 8), (uint32_t)pid);     /* pid */
+	assert_int_equal(th_u32(r->p, 12), (uint32_t)pid);    /* tid */
+	assert_int_equal(th_u64(r->p, 16), w->start);         /* addr */
+	assert_int_equal(th_u64(r->p, 24), w->end - w->start); /* len */
+	assert_int_equal(th_u64(r->p, 32), w->pgoff);
+	assert_int_equal(th_u32(r->p, 40), w->maj);
+	assert_int_equal(th_u32(r->p, 44), w->min);
+	assert_int_equal(th_u64(r->p, 48), w->ino);
+	assert_int_equal(th_u64(r->p, 56), 0);                /* ino_generation */
+	assert_int_equal(th_u32(r->p, 64), w->prot);
+	assert_int_equal(th_u32(r->p, 68), w->flags);
+	assert_memory_equal(r->p + 72, w->name, nlen);
+	assert_true(th_all_zero(r->p + 72 + nlen, name_area - nlen)); /* NUL + pad */
+	assert_true(th_all_zero(r->p + r->size - trailer, trailer));
+}
+
+/* ---- synth_fork ---------------------------------------------------------- */
+
+static void test_synth_fork_layout_fields_in_order_time_zero_and_zero_trailer(void **state)
+{
+	(void)state;
+	static const size_t trailers[] = { 0, 8, 16, 24, 40 };
+	for (size_t i = 0; i < sizeof(trailers) / sizeof(trailers[0]); i++) {
+		struct buf b = BUF_INIT;
+		assert_int_equal(synth_fork(&b, 1234, 1, 1235, 1234, trailers[i]), 0);
+		struct rec r[MAX_RECS];
+		assert_int_equal(walk(&b, 0, r), 1);
+		assert_int_equal(r[0].size % 8, 0);
+		check_fork(&r[0], 1234, 1, 1235, 1234, trailers[i]);
+		buf_free(&b);
+	}
+	/* perf's own FORK/EXIT with a TID|TIME trailer is 48 bytes */
+	struct buf b = BUF_INIT;
+	assert_int_equal(synth_fork(&b, 7, 1, 7, 1, 16), 0);
+	assert_int_equal(b.len, 48);
+	assert_int_equal(th_u16(b.data, 4), 1 << 13);
+	assert_int_equal(th_u32(b.data, 0), 7);
+	buf_free(&b);
+}
+
+static void test_synth_fork_trailer_too_big_is_e2big_and_appends_nothing(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
+	assert_int_equal(synth_fork(&b, 1, 0, 1, 0, 70000), -E2BIG);
+	assert_int_equal(b.len, 8);
+	buf_free(&b);
+}
+
+/* ---- synth_mmap2 --------------------------------------------------------- */
+
+static void mmap2_of_line(const char *line, size_t trailer, struct buf *b, struct rec *r)
+{
+	struct procfs_map m;
+	assert_int_equal(procfs_parse_map_line(line, &m), 0);
+	assert_int_equal(synth_mmap2(b, 4321, &m, trailer), 0);
+	assert_int_equal(walk(b, 0, r), 1);
+}
+
+static void test_synth_mmap2_exec_map_is_user_with_every_field_at_its_offset(void **state)
+{
+	(void)state;
+	static const size_t trailers[] = { 0, 16, 32 };
+	for (size_t i = 0; i < sizeof(trailers) / sizeof(trailers[0]); i++) {
+		struct buf b = BUF_INIT;
+		struct rec r[MAX_RECS];
+		mmap2_of_line("55d0c0a00000-55d0c0a21000 r-xp 00002000 fd:01 1234567   /usr/bin/spin\n",
+			      trailers[i], &b, r);
+		struct want_map w = { 0x55d0c0a00000ULL, 0x55d0c0a21000ULL, 0x2000, 0xfd, 1, 1234567,
+				      PROT_READ | PROT_EXEC, MAP_PRIVATE, "/usr/bin/spin", PD_MISC_USER };
+		check_mmap2(&r[0], 4321, &w, trailers[i]);
+		assert_int_equal(r[0].misc, 2);
+		buf_free(&b);
+	}
+}
+
+static void test_synth_mmap2_non_exec_map_is_user_plus_mmap_data(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	struct rec r[MAX_RECS];
+	mmap2_of_line("55d0c0a21000-55d0c0a30000 r--p 00023000 fd:01 1234567   /usr/bin/spin\n", 16, &b, r);
+	struct want_map w = { 0x55d0c0a21000ULL, 0x55d0c0a30000ULL, 0x23000, 0xfd, 1, 1234567,
+			      PROT_READ, MAP_PRIVATE, "/usr/bin/spin", PD_MISC_USER | PD_MISC_MMAP_DATA };
+	check_mmap2(&r[0], 4321, &w, 16);
+	assert_int_equal(r[0].misc, 2 | (1 << 13));
+	buf_free(&b);
+
+	/* a shared writable mapping: prot and flags carried as they are */
+	struct buf b2 = BUF_INIT;
+	mmap2_of_line("7f0000000000-7f0000002000 rw-s 00000000 00:05 99   /dev/shm/x\n", 8, &b2, r);
+	struct want_map w2 = { 0x7f0000000000ULL, 0x7f0000002000ULL, 0, 0, 5, 99,
+			       PROT_READ | PROT_WRITE, MAP_SHARED, "/dev/shm/x", PD_MISC_USER | PD_MISC_MMAP_DATA };
+	check_mmap2(&r[0], 4321, &w2, 8);
+	buf_free(&b2);
+}
+
+static void test_synth_mmap2_empty_and_anon_names_become_slash_slash_anon(void **state)
+{
+	(void)state;
+	static const char *const lines[] = {
+		"7f0000000000-7f0000001000 r-xp 00000000 00:00 0\n",
+		"7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n",
+		"7f0000000000-7f0000001000 r-xp 00000000 00:00 0   [anon:foo]\n",
+		"7f0000000000-7f0000001000 r-xp 00000000 00:00 0   [anon:glibc malloc]\n",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct buf b = BUF_INIT;
+		struct rec r[MAX_RECS];
+		mmap2_of_line(lines[i], 16, &b, r);
+		struct want_map w = { 0x7f0000000000ULL, 0x7f0000001000ULL, 0, 0, 0, 0,
+				      PROT_READ | PROT_EXEC, MAP_PRIVATE, "//anon", PD_MISC_USER };
+		check_mmap2(&r[0], 4321, &w, 16);
+		/* "//anon" + NUL = 7 bytes, padded to 8 */
+		assert_int_equal(r[0].size, 8 + 64 + 8 + 16);
+		buf_free(&b);
+	}
+}
+
+static void test_synth_mmap2_other_bracketed_names_are_kept(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "[vdso]", "[heap]", "[stack]", "[anon_shmem:x]" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char line[256];
+		snprintf(line, sizeof(line), "7ffd3a5f3000-7ffd3a5f5000 r-xp 00000000 00:00 0   %s\n", names[i]);
+		struct buf b = BUF_INIT;
+		struct rec r[MAX_RECS];
+		mmap2_of_line(line, 0, &b, r);
+		struct want_map w = { 0x7ffd3a5f3000ULL, 0x7ffd3a5f5000ULL, 0, 0, 0, 0,
+				      PROT_READ | PROT_EXEC, MAP_PRIVATE, names[i], PD_MISC_USER };
+		check_mmap2(&r[0], 4321, &w, 0);
+		buf_free(&b);
+	}
+}
+
+static void test_synth_mmap2_filename_nul_terminated_and_padded_to_8(void **state)
+{
+	(void)state;
+	/* name length -> name area: 7 -> 8 (NUL fills the word), 8 -> 16 */
+	static const struct { const char *name; size_t area; } cases[] = {
+		{ "/a", 8 }, { "/abcdef", 8 }, { "/abcdefg", 16 }, { "/abcdefghijklmn", 16 },
+		{ "/abcdefghijklmno", 24 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char line[256];
+		snprintf(line, sizeof(line), "1000-2000 r-xp 00000000 fd:01 7 %s\n", cases[i].name);
+		struct buf b = BUF_INIT;
+		struct rec r[MAX_RECS];
+		mmap2_of_line(line, 16, &b, r);
+		assert_int_equal(r[0].size, 8 + 64 + cases[i].area + 16);
+		struct want_map w = { 0x1000, 0x2000, 0, 0xfd, 1, 7, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+				      cases[i].name, PD_MISC_USER };
+		check_mmap2(&r[0], 4321, &w, 16);
+		buf_free(&b);
+	}
+	/* perf's MMAP2 for /usr/bin/sleep with a TID|TIME trailer is 104 bytes */
+	struct buf b = BUF_INIT;
+	struct rec r[MAX_RECS];
+	mmap2_of_line("1000-2000 r-xp 00000000 fd:01 7 /usr/bin/sleep\n", 16, &b, r);
+	assert_int_equal(b.len, 104);
+	buf_free(&b);
+}
+
+static void test_synth_mmap2_takes_path_len_bytes_not_up_to_nul(void **state)
+{
+	(void)state;
+	struct procfs_map m;
+	memset(&m, 0, sizeof(m));
+	m.start = 0x1000;
+	m.end = 0x3000;
+	m.prot = PROT_READ | PROT_EXEC;
+	m.flags = MAP_PRIVATE;
+	m.path = "/usr/bin/spin\n55d0-55d1 trailing junk";
+	m.path_len = 13;
+	struct buf b = BUF_INIT;
+	assert_int_equal(synth_mmap2(&b, 9, &m, 0), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 1);
+	struct want_map w = { 0x1000, 0x3000, 0, 0, 0, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			      "/usr/bin/spin", PD_MISC_USER };
+	check_mmap2(&r[0], 9, &w, 0);
+	buf_free(&b);
+}
+
+static void test_synth_mmap2_path_longer_than_path_max_is_cut_to_4095_bytes(void **state)
+{
+	(void)state;
+	size_t len = 5000;
+	char *path = malloc(len + 1);
+	assert_non_null(path);
+	path[0] = '/';
+	memset(path + 1, 'p', len - 1);
+	path[len] = '\0';
+	struct procfs_map m;
+	memset(&m, 0, sizeof(m));
+	m.start = 0x1000;
+	m.end = 0x2000;
+	m.prot = PROT_READ | PROT_EXEC;
+	m.flags = MAP_PRIVATE;
+	m.path = path;
+	m.path_len = len;
+	struct buf b = BUF_INIT;
+	assert_int_equal(synth_mmap2(&b, 9, &m, 16), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 1);
+	assert_int_equal(r[0].size, 8 + 64 + 4096 + 16);
+	assert_int_equal(strnlen((const char *)r[0].p + 72, 4096), 4095);
+	assert_memory_equal(r[0].p + 72, path, 4095);
+	assert_true(th_all_zero(r[0].p + r[0].size - 16, 16));
+	free(path);
+	buf_free(&b);
+}
+
+/* ---- synth_process on a fake proc root ----------------------------------- */
+
+static char root[64];
+
+static int make_root(void **state)
+{
+	(void)state;
+	th_mkdtemp(root);
+	return 0;
+}
+
+static int remove_root(void **state)
+{
+	(void)state;
+	th_rm_rf(root);
+	root[0] = '\0';
+	return 0;
+}
+
+#define PID 100
+#define PPID 42
+#define TR 16   /* trailer: TID|TIME */
+
+static const char maps4[] =
+	"55d0c0a00000-55d0c0a21000 r-xp 00002000 fd:01 1234567   /usr/bin/spin\n"
+	"55d0c0a21000-55d0c0a30000 r--p 00023000 fd:01 1234567   /usr/bin/spin\n"
+	"55d0c0c00000-55d0c0c21000 rw-p 00000000 00:00 0 \n"
+	"7f0000000000-7f0000100000 r-xp 00010000 fd:01 7654321   /usr/lib/libc.so.6\n";
+
+static const struct want_map spin_text = {
+	0x55d0c0a00000ULL, 0x55d0c0a21000ULL, 0x2000, 0xfd, 1, 1234567,
+	PROT_READ | PROT_EXEC, MAP_PRIVATE, "/usr/bin/spin", PD_MISC_USER };
+static const struct want_map spin_rodata = {
+	0x55d0c0a21000ULL, 0x55d0c0a30000ULL, 0x23000, 0xfd, 1, 1234567,
+	PROT_READ, MAP_PRIVATE, "/usr/bin/spin", PD_MISC_USER | PD_MISC_MMAP_DATA };
+static const struct want_map libc_text = {
+	0x7f0000000000ULL, 0x7f0000100000ULL, 0x10000, 0xfd, 1, 7654321,
+	PROT_READ | PROT_EXEC, MAP_PRIVATE, "/usr/lib/libc.so.6", PD_MISC_USER };
+
+/* Process PID (parent PPID) with threads PID, PID+1, PID+2 and maps4. Every
+ * thread's status says PPid PPID, as the kernel's does. */
+static void make_spin(void)
+{
+	th_fake_thread(root, PID, PID, "spin", PPID, 0);
+	th_fake_thread(root, PID, PID + 1, "worker-1", PPID, 0);
+	th_fake_thread(root, PID, PID + 2, "worker-2", PPID, 0);
+	th_fake_maps(root, PID, maps4);
+}
+
+static void check_spin_threads(const struct rec *r)
+{
+	/* the leader's parent is its PPid; the other threads' parent is the
+	 * leader (perf-data-format.md 4.2) */
+	check_fork(&r[0], PID, PPID, PID, PPID, TR);
+	check_comm_rec(&r[1], PID, PID, "spin");
+	check_fork(&r[2], PID, PID, PID + 1, PID, TR);
+	check_comm_rec(&r[3], PID, PID + 1, "worker-1");
+	check_fork(&r[4], PID, PID, PID + 2, PID, TR);
+	check_comm_rec(&r[5], PID, PID + 2, "worker-2");
+}
+
+static void test_synth_process_emits_fork_comm_per_thread_and_mmap2_per_exec_map(void **state)
+{
+	(void)state;
+	make_spin();
+	struct buf b = BUF_INIT;
+	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_memory_equal(b.data, "prefix!!", 8);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 8, r), 8);
+	check_spin_threads(r);
+	check_mmap2(&r[6], PID, &spin_text, TR);
+	check_mmap2(&r[7], PID, &libc_text, TR);
+	assert_int_equal(cnt.processes, 1);
+	assert_int_equal(cnt.threads, 3);
+	assert_int_equal(cnt.maps, 2);
+	assert_int_equal(cnt.vanished, 0);
+	assert_int_equal(cnt.unreadable, 0);
+	buf_free(&b);
+}
+
+static void test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymous_ones(void **state)
+{
+	(void)state;
+	make_spin();
+	struct buf b = BUF_INIT;
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, root, PID, NULL, 0, true, TR, &cnt), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 9);
+	check_spin_threads(r);
+	check_mmap2(&r[6], PID, &spin_text, TR);
+	check_mmap2(&r[7], PID, &spin_rodata, TR);   /* misc USER|MMAP_DATA */
+	check_mmap2(&r[8], PID, &libc_text, TR);
+	assert_int_equal(cnt.processes, 1);
+	assert_int_equal(cnt.threads, 3);
+	assert_int_equal(cnt.maps, 3);
+	buf_free(&b);
+}
+
+static void test_synth_process_with_tids_describes_only_those_threads(void **state)
+{
+	(void)state;
+	make_spin();
+	struct buf b = BUF_INIT;
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	const pid_t tids[] = { PID + 2 };
+	assert_int_equal(synth_process(&b, root, PID, tids, 1, false, TR, &cnt), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 4);
+	check_fork(&r[0], PID, PID, PID + 2, PID, TR);
+	check_comm_rec(&r[1], PID, PID + 2, "worker-2");
+	/* the maps are the process's, needed whichever threads are sampled */
+	check_mmap2(&r[2], PID, &spin_text, TR);
+	check_mmap2(&r[3], PID, &libc_text, TR);
+	assert_int_equal(cnt.processes, 1);
+	assert_int_equal(cnt.threads, 1);
+	assert_int_equal(cnt.maps, 2);
+	buf_free(&b);
+
+	/* the leader among the tids gets its PPid; a tid that has exited is
+	 * skipped */
+	struct buf b2 = BUF_INIT;
+	memset(&cnt, 0, sizeof(cnt));
+	const pid_t tids2[] = { PID, PID + 7 };
+	assert_int_equal(synth_process(&b2, root, PID, tids2, 2, false, TR, &cnt), 0);
+	assert_int_equal(walk(&b2, 0, r), 4);
+	check_fork(&r[0], PID, PPID, PID, PPID, TR);
+	check_comm_rec(&r[1], PID, PID, "spin");
+	assert_int_equal(cnt.threads, 1);
+	assert_int_equal(cnt.processes, 1);
+	buf_free(&b2);
+}
+
+static void test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps(void **state)
+{
+	(void)state;
+	th_fake_thread(root, 2, 2, "kthreadd", 0, TH_PF_KTHREAD);
+	th_fake_maps(root, 2, maps4);
+	struct buf b = BUF_INIT;
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, root, 2, NULL, 0, true, TR, &cnt), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 2);
+	check_fork(&r[0], 2, 0, 2, 0, TR);
+	check_comm_rec(&r[1], 2, 2, "kthreadd");
+	assert_int_equal(cnt.processes, 1);
+	assert_int_equal(cnt.threads, 1);
+	assert_int_equal(cnt.maps, 0);
+	buf_free(&b);
+}
+
+static void test_synth_process_counts_accumulate_over_processes(void **state)
+{
+	(void)state;
+	make_spin();
+	th_fake_thread(root, 2, 2, "kthreadd", 0, TH_PF_KTHREAD);
+	struct buf b = BUF_INIT;
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, root, 2, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, root, 31337, NULL, 0, false, TR, &cnt), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 2 + 8);
+	assert_int_equal(cnt.processes, 2);
+	assert_int_equal(cnt.threads, 4);
+	assert_int_equal(cnt.maps, 2);
+	assert_int_equal(cnt.vanished, 1);
+	buf_free(&b);
+}
+
+static void test_synth_process_vanished_process_appends_nothing_and_counts_vanished(void **state)
+{
+	(void)state;
+	make_spin();
+	struct buf b = BUF_INIT;
+	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, root, 999, NULL, 0, true, TR, &cnt), 0);
+	assert_int_equal(b.len, 8);
+	assert_memory_equal(b.data, "prefix!!", 8);
+	assert_int_equal(cnt.vanished, 1);
+	assert_int_equal(cnt.processes, 0);
+	assert_int_equal(cnt.threads, 0);
+	assert_int_equal(cnt.maps, 0);
+	assert_int_equal(cnt.unreadable, 0);
+	buf_free(&b);
+}
+
+static void test_synth_process_maps_gone_mid_scan_counts_vanished_and_drops_thread_records(void **state)
+{
+	(void)state;
+	/* maps that read as ENOENT (a dangling symlink here): in the real
+	 * /proc that means the process exited between status and maps */
+	make_spin();
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, PID, PID);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/nonexistent/psrec-unit-maps", path), 0);
+	struct buf b = BUF_INIT;
+	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(b.len, 8);
+	assert_int_equal(cnt.vanished, 1);
+	assert_int_equal(cnt.processes, 0);
+	assert_int_equal(cnt.threads, 0);
+	assert_int_equal(cnt.unreadable, 0);
+	buf_free(&b);
+}
+
+/* What synth_process did in a child that dropped root. */
+struct nobody_result {
+	int setup_failed;
+	int rc;
+	struct synth_counts cnt;
+	size_t len;
+	uint8_t data[4096];
+};
+
+static void write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+		if (w <= 0)
+			_exit(3);
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+/*
+ * Run synth_process(root, PID) as an unprivileged user, so that a mode-000
+ * file really is unreadable (root reads it anyway). As non-root, in process.
+ */
+static void synth_unprivileged(struct nobody_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (geteuid() != 0) {
+		struct buf b = BUF_INIT;
+		res->rc = synth_process(&b, root, PID, NULL, 0, false, TR, &res->cnt);
+		assert_true(b.len <= sizeof(res->data));
+		res->len = b.len;
+		if (b.len)
+			memcpy(res->data, b.data, b.len);
+		buf_free(&b);
+		return;
+	}
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		close(fds[0]);
+		struct nobody_result r;
+		memset(&r, 0, sizeof(r));
+		if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 || geteuid() == 0) {
+			r.setup_failed = 1;
+		} else {
+			struct buf b = BUF_INIT;
+			r.rc = synth_process(&b, root, PID, NULL, 0, false, TR, &r.cnt);
+			r.len = b.len <= sizeof(r.data) ? b.len : SIZE_MAX;
+			if (b.len && b.len <= sizeof(r.data))
+				memcpy(r.data, b.data, b.len);
+			buf_free(&b);
+		}
+		write_all(fds[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(fds[1]);
+	size_t got = 0;
+	while (got < sizeof(*res)) {
+		ssize_t n = read(fds[0], (uint8_t *)res + got, sizeof(*res) - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	int st;
+	assert_int_equal(waitpid(c, &st, 0), c);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(got, sizeof(*res));
+	if (res->setup_failed)
+		skip();
+	assert_true(res->len <= sizeof(res->data));
+}
+
+static void test_synth_process_unreadable_maps_keep_thread_records_and_count_unreadable(void **state)
+{
+	(void)state;
+	make_spin();
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, PID, PID);
+	assert_int_equal(chmod(path, 0), 0);  /* open fails with EACCES as non-root */
+	struct nobody_result res;
+	synth_unprivileged(&res);
+	assert_int_equal(res.rc, 0);
+	struct buf b = { res.data, res.len, res.len };
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 6);    /* FORK+COMM x 3, no MMAP2 */
+	check_spin_threads(r);
+	assert_int_equal(res.cnt.unreadable, 1);
+	assert_int_equal(res.cnt.processes, 1);
+	assert_int_equal(res.cnt.threads, 3);
+	assert_int_equal(res.cnt.maps, 0);
+	assert_int_equal(res.cnt.vanished, 0);
+}
+
+static void test_synth_process_unreadable_status_appends_nothing_and_counts_unreadable(void **state)
+{
+	(void)state;
+	make_spin();
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%d/task/%d/status", root, PID, PID);
+	assert_int_equal(chmod(path, 0), 0);
+	struct nobody_result res;
+	synth_unprivileged(&res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.len, 0);
+	assert_int_equal(res.cnt.unreadable, 1);
+	assert_int_equal(res.cnt.processes, 0);
+	assert_int_equal(res.cnt.threads, 0);
+	assert_int_equal(res.cnt.vanished, 0);
+}
+
+/*
+ * Regression: a maps file that opens but cannot be read (a directory here:
+ * every read fails with EISDIR) once passed for an empty one. A read error
+ * must count the process as unreadable and keep its thread records.
+ */
+static void test_synth_process_maps_read_error_counts_unreadable_and_keeps_thread_records(void **state)
+{
+	(void)state;
+	make_spin();
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, PID, PID);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	struct buf b = BUF_INIT;
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 6);    /* the thread records are kept */
+	check_spin_threads(r);
+	buf_free(&b);
+	assert_int_equal(cnt.maps, 0);
+	assert_int_equal(cnt.processes, 1);
+	assert_int_equal(cnt.unreadable, 1);    /* fails: 0, the error is taken for EOF */
+}
+
+#define FAKE(t) cmocka_unit_test_setup_teardown(t, make_root, remove_root)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +882,25 @@ int main(void)
 		cmocka_unit_test(test_synth_comm_name_of_7_bytes_fills_one_word_exactly),
 		cmocka_unit_test(test_synth_comm_truncates_name_to_15_chars),
 		cmocka_unit_test(test_synth_records_append_back_to_back),
+		cmocka_unit_test(test_synth_fork_layout_fields_in_order_time_zero_and_zero_trailer),
+		cmocka_unit_test(test_synth_fork_trailer_too_big_is_e2big_and_appends_nothing),
+		cmocka_unit_test(test_synth_mmap2_exec_map_is_user_with_every_field_at_its_offset),
+		cmocka_unit_test(test_synth_mmap2_non_exec_map_is_user_plus_mmap_data),
+		cmocka_unit_test(test_synth_mmap2_empty_and_anon_names_become_slash_slash_anon),
+		cmocka_unit_test(test_synth_mmap2_other_bracketed_names_are_kept),
+		cmocka_unit_test(test_synth_mmap2_filename_nul_terminated_and_padded_to_8),
+		cmocka_unit_test(test_synth_mmap2_takes_path_len_bytes_not_up_to_nul),
+		cmocka_unit_test(test_synth_mmap2_path_longer_than_path_max_is_cut_to_4095_bytes),
+		FAKE(test_synth_process_emits_fork_comm_per_thread_and_mmap2_per_exec_map),
+		FAKE(test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymous_ones),
+		FAKE(test_synth_process_with_tids_describes_only_those_threads),
+		FAKE(test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps),
+		FAKE(test_synth_process_counts_accumulate_over_processes),
+		FAKE(test_synth_process_vanished_process_appends_nothing_and_counts_vanished),
+		FAKE(test_synth_process_maps_gone_mid_scan_counts_vanished_and_drops_thread_records),
+		FAKE(test_synth_process_unreadable_maps_keep_thread_records_and_count_unreadable),
+		FAKE(test_synth_process_unreadable_status_appends_nothing_and_counts_unreadable),
+		FAKE(test_synth_process_maps_read_error_counts_unreadable_and_keeps_thread_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

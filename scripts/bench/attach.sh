@@ -1,0 +1,61 @@
+#!/bin/bash
+# attach.sh - attach latency of psrec -p versus perf record -p.
+#
+# A process with THREADS threads and MAPS executable file mappings
+# (tests/workloads/manythreads) burns CPU in its main thread. Each recorder
+# attaches for 1 s; attach latency = first sample time (both record with
+# CLOCK_MONOTONIC) minus the moment the recorder was started. Alternates
+# psrec / perf record / perf record lean (--no-buildid --no-bpf-event)
+# ROUNDS times and prints medians, ratios, and recorder CPU.
+#
+# usage: scripts/bench/attach.sh [THREADS [MAPS [ROUNDS]]]   (as root)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+THREADS=${1:-1000}
+MAPS=${2:-2000}
+ROUNDS=${3:-5}
+B=build
+ninja -C "$B" psrec tests/manythreads tests/benchrun >/dev/null
+TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
+trap 'kill -KILL $WPID 2>/dev/null; rm -rf "$TMP"' EXIT
+
+ulimit -n 65536 2>/dev/null || true
+"$B/tests/manythreads" "$THREADS" "$MAPS" 3600 >"$TMP/ready" &
+WPID=$!
+for _ in $(seq 100); do grep -q ready "$TMP/ready" 2>/dev/null && break; sleep 0.1; done
+
+# one NAME CMD...: run one recording, print "latency_ms user_s sys_s maxrss_kb"
+one() {
+	local name=$1
+	shift
+	"$B/tests/benchrun" "$TMP/$name.cost" "$@" >/dev/null 2>&1 || true
+	local start first
+	start=$(sed -n 's/.*start_ns=\([0-9]*\).*/\1/p' "$TMP/$name.cost")
+	perf script -i "$TMP/$name.data" -F time >"$TMP/$name.times" 2>/dev/null || true
+	first=$(sed -n '1{s/[ :]//g;p}' "$TMP/$name.times")
+	awk -v s="$start" -v f="$first" -v c="$(cat "$TMP/$name.cost")" 'BEGIN {
+		split(c, kv, " "); for (i in kv) { split(kv[i], p, "="); v[p[1]] = p[2] }
+		printf "%.1f %s %s %s\n", (f * 1e9 - s) / 1e6, v["user_s"], v["sys_s"], v["maxrss_kb"] }'
+}
+
+for r in $(seq "$ROUNDS"); do
+	one psrec "$B/psrec" -q -e cpu-clock -p "$WPID" --duration 1 -o "$TMP/psrec.data" >>"$TMP/psrec.txt"
+	one perf perf record -q -k CLOCK_MONOTONIC -e cpu-clock -p "$WPID" -o "$TMP/perf.data" -- sleep 1 >>"$TMP/perf.txt"
+	one lean perf record -q -k CLOCK_MONOTONIC -e cpu-clock --no-buildid --no-bpf-event -p "$WPID" -o "$TMP/lean.data" -- sleep 1 >>"$TMP/lean.txt"
+done
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+col() { awk -v c="$2" '{ print $c }' "$TMP/$1.txt" | median; }
+cpu() { awk '{ print $2 + $3 }' "$TMP/$1.txt" | median; }
+
+echo "attach to $THREADS threads / $MAPS mappings on $(nproc) CPUs, $ROUNDS rounds, medians"
+echo "kernel $(uname -r), $(perf --version), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)"
+echo
+printf '| %-22s | %12s | %14s | %12s |\n' recorder "attach (ms)" "CPU user+sys" "max RSS (KB)"
+printf '|%s|%s|%s|%s|\n' ------------------------ -------------- ---------------- --------------
+for n in psrec perf lean; do
+	printf '| %-22s | %12s | %14s | %12s |\n' "$n" "$(col $n 1)" "$(cpu $n)" "$(col $n 4)"
+done
+echo
+awk -v a="$(col psrec 1)" -v b="$(col perf 1)" -v c="$(col lean 1)" \
+	'BEGIN { printf "attach latency ratio psrec/perf: %.2f, psrec/perf lean: %.2f\n", a / b, a / c }'
