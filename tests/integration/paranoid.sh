@@ -33,7 +33,7 @@ assert_near "$(sym_pct hot_a <<<"$txt")" 60 5 "hot_a share (user only)"
 code=0
 as_nobody "$PSREC" -e cpu-clock:k -o "$TMP/k.data" -- true 2>"$TMP/psrec.err" || code=$?
 [ "$code" = 1 ] || fail "cpu-clock:k as nobody: exit $code"
-grep -q "not allowed to sample 'cpu-clock:k' (perf_event_paranoid is" "$TMP/psrec.err" ||
+grep -q "not allowed to sample 'cpu-clock:k' in kernel mode (perf_event_paranoid is [0-9]*): use :u" "$TMP/psrec.err" ||
 	fail "unclear refusal: $(cat "$TMP/psrec.err")"
 [ ! -e "$TMP/k.data" ] || fail "file left behind after a refused start"
 echo "ok: user-space fallback"
