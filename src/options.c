@@ -32,6 +32,14 @@ static const char usage_text[] =
 "  -C, --cpu=LIST                only these CPUs, e.g. 0-3,6\n"
 "      --duration=SECONDS        stop after SECONDS (fractions allowed)\n"
 "\n"
+"call graphs:\n"
+"  -g                            record call chains (= --call-graph fp)\n"
+"      --call-graph=MODE         fp (frame pointers), dwarf[,SIZE] (copy SIZE bytes\n"
+"                                of user stack, default 8192, for offline unwinding;\n"
+"                                works without frame pointers), lbr (Intel LBR)\n"
+"      --max-stack=N             at most N frames per chain (default: the kernel's\n"
+"                                perf_event_max_stack)\n"
+"\n"
 "options:\n"
 "  -e, --event=EVENT[,EVENT...]  events to sample (repeatable); modifiers :u :k :h\n"
 "                                default: cycles, or cpu-clock without a hardware PMU\n"
@@ -59,6 +67,8 @@ static const char usage_text[] =
 "  psrec -e cpu-clock,page-faults -- make -j2\n"
 "  psrec -e task-clock:u -c 100000 ./myprog\n"
 "  psrec -p 1234 --duration 10      attach to process 1234 for 10 seconds\n"
+"  psrec -g -- ./myprog              with call chains, for flame graphs\n"
+"  psrec --call-graph dwarf ./myprog call chains without frame pointers\n"
 "  psrec -a -C 0-1 --duration 5     the whole system, CPUs 0 and 1\n"
 "  perf report -i perf.data          read the recording\n";
 
@@ -166,6 +176,19 @@ static int parse_positive(const char *s, uint64_t *out)
 	if (errno || *end != '\0' || v == 0)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+static int parse_max_stack(struct record_opts *o, const char *arg, struct err *e)
+{
+	uint64_t n;
+	if (parse_positive(arg, &n) || n > UINT16_MAX)
+		return err_set(e, -EINVAL, "--max-stack '%s': expected a number of frames (1-65535)", arg);
+	int64_t max = 0;
+	if (sysfile_read_s64(CALLGRAPH_MAX_STACK_PATH, &max) == 0 && max > 0 && n > (uint64_t)max)
+		return err_set(e, -EINVAL, "--max-stack %s is above the kernel's perf_event_max_stack %" PRId64
+			       " (%s); use at most %" PRId64, arg, max, CALLGRAPH_MAX_STACK_PATH, max);
+	o->callgraph.max_stack = (uint16_t)n;
 	return 0;
 }
 
@@ -283,6 +306,8 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'D' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "max-stack", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool freq_given = false;
@@ -293,7 +318,7 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 	opterr = 0;
 	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
 	for (;;) {
-		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhVp:t:aC:", longopts, NULL);
+		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhVp:t:aC:g", longopts, NULL);
 		if (c == -1)
 			break;
 		switch (c) {
@@ -342,6 +367,15 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		case 'D':
 			err = parse_duration(o, optarg, e);
 			break;
+		case 'g':
+			o->callgraph.mode = CALLGRAPH_FP;
+			break;
+		case 'G':
+			err = callgraph_parse(&o->callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
+			break;
+		case 'M':
+			err = parse_max_stack(o, optarg, e);
+			break;
 		case 'h':
 			o->help = true;
 			return 0;
@@ -358,6 +392,8 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		if (err)
 			return err;
 	}
+	if (o->callgraph.max_stack && o->callgraph.mode == CALLGRAPH_NONE)
+		return err_set(e, -EINVAL, "--max-stack limits call chains: add -g or --call-graph");
 	if (freq_given && o->period)
 		return err_set(e, -EINVAL, "-F and -c both given; choose a frequency (-F) or a period (-c)");
 	if (o->quiet && o->verbose)

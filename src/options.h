@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "record/callgraph.h"
 #include "record/evspec.h"
 #include "util/err.h"
 
@@ -44,6 +45,7 @@ struct record_opts {
 	int nr_cpus;
 	const char *cpu_list;
 	double duration;        /* --duration seconds; 0 = until the end */
+	struct callgraph callgraph; /* -g / --call-graph / --max-stack */
 	int cmd_argc;
 	char **cmd;             /* the command to run, NULL-terminated */
 	int argc;               /* the whole command line, for CMDLINE */

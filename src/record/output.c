@@ -74,6 +74,23 @@ int output_commit(struct output *o, struct err *e)
 	return 0;
 }
 
+void output_abort(struct output *o)
+{
+	if (!o->committed)
+		return;
+	unlink(o->path);
+	if (o->renamed_old) {
+		char *old;
+		if (asprintf(&old, "%s.old", o->path) >= 0) {
+			int r = rename(old, o->path);
+			(void)r; /* best effort: the data is still in FILE.old */
+			free(old);
+		}
+	}
+	o->committed = false;
+	o->renamed_old = false;
+}
+
 void output_close(struct output *o)
 {
 	if (o->fd >= 0)

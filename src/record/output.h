@@ -26,6 +26,10 @@ int output_create(struct output *o, const char *path, struct err *e);
 /* Move the file into place (existing non-empty path -> path.old). */
 int output_commit(struct output *o, struct err *e);
 
+/* Undo a commit when the recording fails before it really started: remove
+ * the file and give FILE.old its name back. */
+void output_abort(struct output *o);
+
 /* Remove the file if it was never committed; close the fd. */
 void output_close(struct output *o);
 

@@ -198,42 +198,51 @@ static int write_header(struct writer *w, int fd, const struct sampler *s, const
 	return 0;
 }
 
-/* What existed before recording started: the kernel map, then the
- * launched command's name or the attached processes from /proc. */
-static int synthesize(struct buf *b, const struct sampler *s, const struct record_opts *o,
-		      pid_t child, const struct target_attach *ta, const struct record_hooks *h,
-		      struct record_result *res)
+/*
+ * The kernel map record, when kernel samples are on. Done before the
+ * events are enabled: the kernel takes tens of milliseconds to format
+ * /proc/kallsyms up to _etext, long enough to overflow a ring that is
+ * already filling.
+ */
+static int synthesize_kernel(struct buf *b, const struct sampler *s, const struct record_hooks *h)
+{
+	if (!s->kernel_samples)
+		return 0;
+	struct kernel_map km;
+	int kerr = synth_find_kernel_map("/proc/kallsyms", &km);
+	if (kerr == 0)
+		return synth_kernel_mmap(b, &km, sample_id_trailer_size(SAMPLER_SAMPLE_TYPE));
+	notice(h, RECORD_NOTICE_WARN, "kernel symbols unavailable (/proc/kallsyms: %s); kernel samples will not be resolved",
+	       kerr == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-kerr));
+	return 0;
+}
+
+/* What existed before recording started: the launched command's name or
+ * the attached processes from /proc. */
+static int synthesize(struct buf *b, const struct record_opts *o, pid_t child,
+		      const struct target_attach *ta, struct record_result *res)
 {
 	size_t trailer = sample_id_trailer_size(SAMPLER_SAMPLE_TYPE);
 	int err = 0;
-	if (s->kernel_samples) {
-		struct kernel_map km;
-		int kerr = synth_find_kernel_map("/proc/kallsyms", &km);
-		if (kerr == 0)
-			err = synth_kernel_mmap(b, &km, trailer);
-		else
-			notice(h, RECORD_NOTICE_WARN, "kernel symbols unavailable (/proc/kallsyms: %s); kernel samples will not be resolved",
-			       kerr == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-kerr));
-	}
-	if (err)
-		return err;
 	if (child > 0)
 		return synth_comm(b, child, child, base_name(o->cmd[0]), trailer);
 
 	struct synth_counts cnt = { 0 };
+	/* DWARF unwinding needs the read-only file mappings too. */
+	bool data_maps = o->callgraph.mode == CALLGRAPH_DWARF;
 	if (ta->system_wide) {
 		pid_t *pids;
 		size_t n;
 		err = procfs_processes("/proc", &pids, &n);
 		for (size_t i = 0; !err && i < n; i++)
-			err = synth_process(b, "/proc", pids[i], NULL, 0, false, trailer, &cnt);
+			err = synth_process(b, "/proc", pids[i], NULL, 0, data_maps, trailer, &cnt);
 		if (!err)
 			free(pids);
 	} else {
 		for (size_t i = 0; !err && i < ta->nr_procs; i++) {
 			const struct target_proc *p = &ta->procs[i];
 			err = synth_process(b, "/proc", p->pid, p->whole ? NULL : p->tids,
-					    p->whole ? 0 : p->nr_tids, false, trailer, &cnt);
+					    p->whole ? 0 : p->nr_tids, data_maps, trailer, &cnt);
 		}
 	}
 	res->nr_processes = cnt.processes;
@@ -330,6 +339,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	int sigfd = -1;
 	sigset_t stop_set, old_mask;
 	bool mask_set = false, sampler_open_ok = false;
+	bool started = false;       /* the loop has begun: the file is kept */
 	bool launch = cmd_path != NULL;
 	int *target_fds = NULL;
 	size_t nr_target_fds = 0;
@@ -391,6 +401,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		.cpus = cpus, .nr_cpus = (size_t)ncpus,
 		.freq = o->freq, .period = o->period,
 		.clockid = o->clockid, .mmap_pages = o->mmap_pages,
+		.callgraph = o->callgraph,
 	};
 	struct perm_failure pf;
 	if (launch) {
@@ -430,6 +441,15 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	res->ring_bytes = smp.rings[0].size;
 
 	err = write_header(&w, out.fd, &smp, o->output, e);
+	if (!err)
+		err = synthesize_kernel(&synth, &smp, h);
+	if (err)
+		goto out;
+	/* Move the file into place now, before sampling starts: replacing a
+	 * big old file takes the kernel tens of milliseconds, long enough to
+	 * overflow a ring that is already filling. A failure from here until
+	 * the loop undoes it (output_abort). */
+	err = output_commit(&out, e);
 	if (err)
 		goto out;
 	if (!launch) {
@@ -442,7 +462,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		}
 		res->setup_ms = ms_since(&t0);
 	}
-	err = synthesize(&synth, &smp, o, child.pid, &ta, h, res);
+	err = synthesize(&synth, o, child.pid, &ta, res);
 	if (!err) {
 		struct iovec iov = { synth.data, synth.len };
 		err = writer_append(&w, &iov, 1);
@@ -477,9 +497,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 			target_fds[i] = ta.procs[i].pidfd;
 		nr_target_fds = ta.nr_procs;
 	}
-	err = output_commit(&out, e);
-	if (err)
-		goto out;
+	started = true;
 	if (launch)
 		notice(h, RECORD_NOTICE_VERBOSE, "recording %s (pid %d) on %zu CPUs, %zu event(s), %zu KiB ring per CPU; started in %.1f ms",
 		       o->cmd[0], (int)child.pid, smp.nr_cpus, smp.nr_events, (size_t)(smp.rings[0].size / 1024), res->setup_ms);
@@ -532,8 +550,11 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 out:
 	if (sampler_open_ok)
 		sampler_close(&smp);
-	if (child.pid > 0 && !out.committed)
-		target_abort(&child);
+	if (!started) {
+		output_abort(&out);
+		if (child.pid > 0)
+			target_abort(&child);
+	}
 	target_close(&child);
 	if (!launch)
 		free(target_fds);

@@ -45,6 +45,7 @@ static void build_attr(struct pd_attr *a, const struct evspec *ev, const struct 
 	if (ev->exclude_hv)
 		a->flags |= PD_ATTR_EXCLUDE_HV;
 	a->clockid = c->clockid;
+	callgraph_apply(&c->callgraph, a, ev->exclude_kernel, tracking);
 }
 
 static void close_all(struct sampler *s)

@@ -32,6 +32,7 @@
 #include <sys/types.h>
 
 #include "psrec/perf_data.h"
+#include "record/callgraph.h"
 #include "record/evspec.h"
 #include "record/perm.h"
 #include "record/ring.h"
@@ -53,6 +54,7 @@ struct sampler_config {
 	bool enable_on_exec;        /* a launched command: start at its exec */
 	bool inherit;               /* follow new threads and children */
 	bool skip_vanished;         /* a thread that exited is skipped (attach) */
+	struct callgraph callgraph; /* call chains, if any */
 };
 
 struct sampler_event {

@@ -1,7 +1,9 @@
 /*
  * pdcheck - read a perf.data with psrec's reader and print what it holds,
  * one "key value" per line, for the integration tests to assert on:
- *   attrs N / ids N / records N / samples N / type T N ... / feature F bytes
+ *   attrs N / ids N / records N / samples N / lost N (sum of LOST counts) /
+ *   lost_samples N / type T N ... / feature F bytes
+ * It reads perf record's files as well as psrec's.
  * Exits 1 with the reader's message on malformed input.
  */
 #include <errno.h>
@@ -26,6 +28,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	uint64_t by_type[256] = { 0 }, other = 0, records = 0, unmapped = 0, bad_samples = 0;
+	uint64_t lost = 0, lost_samples = 0;
 	struct reader_record rec;
 	while ((err = reader_next(&r, &rec, &e)) == 1) {
 		records++;
@@ -40,6 +43,14 @@ int main(int argc, char **argv)
 				unmapped++;
 			else if (sample_parse(a->attr.sample_type, rec.data, rec.size, &s))
 				bad_samples++;
+		} else if (rec.type == PD_RECORD_LOST && rec.size >= 24) {
+			uint64_t v;
+			memcpy(&v, rec.data + 16, sizeof(v));
+			lost += v;
+		} else if (rec.type == PD_RECORD_LOST_SAMPLES && rec.size >= 16) {
+			uint64_t v;
+			memcpy(&v, rec.data + 8, sizeof(v));
+			lost_samples += v;
 		}
 	}
 	if (err < 0) {
@@ -54,6 +65,7 @@ int main(int argc, char **argv)
 	       r.nr_attrs, ids, records, by_type[PD_RECORD_SAMPLE]);
 	printf("unmapped_samples %" PRIu64 "\nbad_samples %" PRIu64 "\n", unmapped, bad_samples);
 	printf("rounds %" PRIu64 "\n", by_type[PD_RECORD_FINISHED_ROUND]);
+	printf("lost %" PRIu64 "\nlost_samples %" PRIu64 "\n", lost, lost_samples);
 	printf("data_size %" PRIu64 "\n", r.hdr.data.size);
 	for (unsigned t = 0; t < 256; t++)
 		if (by_type[t])

@@ -746,6 +746,50 @@ static void test_options_duration_zero_negative_or_not_finite_is_einval(void **s
 	}
 }
 
+static void test_options_g_and_call_graph_modes(void **state)
+{
+	(void)state;
+	char *a1[] = { S("psrec"), S("-g"), S("true"), NULL };
+	struct po p;
+	parse(&p, ARGC(a1), a1);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.callgraph.mode, CALLGRAPH_FP);
+	options_free(&p.o);
+
+	char *a2[] = { S("psrec"), S("--call-graph"), S("dwarf,16384"), S("--max-stack"), S("20"), S("true"), NULL };
+	parse(&p, ARGC(a2), a2);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.callgraph.mode, CALLGRAPH_DWARF);
+	assert_int_equal(p.o.callgraph.stack_size, 16384);
+	assert_int_equal(p.o.callgraph.max_stack, 20);
+	options_free(&p.o);
+
+	char *a3[] = { S("psrec"), S("--call-graph=fp"), S("-p"), S("1"), NULL };
+	parse(&p, ARGC(a3), a3);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.callgraph.mode, CALLGRAPH_FP);
+	options_free(&p.o);
+}
+
+static void test_options_bad_call_graph_and_max_stack_are_usage_errors(void **state)
+{
+	(void)state;
+	char *a1[] = { S("psrec"), S("--max-stack"), S("5"), S("true"), NULL };
+	expect_usage_error(ARGC(a1), a1, "add -g");
+	char *a2[] = { S("psrec"), S("-g"), S("--max-stack"), S("0"), S("true"), NULL };
+	expect_usage_error(ARGC(a2), a2, "--max-stack '0'");
+	char *a3[] = { S("psrec"), S("-g"), S("--max-stack"), S("abc"), S("true"), NULL };
+	expect_usage_error(ARGC(a3), a3, "--max-stack 'abc'");
+	char *a4[] = { S("psrec"), S("-g"), S("--max-stack"), S("65535"), S("true"), NULL };
+	int64_t max;
+	if (sysfile_read_s64(CALLGRAPH_MAX_STACK_PATH, &max) == 0 && max < 65535)
+		expect_usage_error(ARGC(a4), a4, "perf_event_max_stack");
+	char *a5[] = { S("psrec"), S("--call-graph"), S("dwarf,7"), S("true"), NULL };
+	expect_usage_error(ARGC(a5), a5, "too small");
+	char *a6[] = { S("psrec"), S("--call-graph"), S("nonsense"), S("true"), NULL };
+	expect_usage_error(ARGC(a6), a6, "expected fp, dwarf[,SIZE] or lbr");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -788,6 +832,8 @@ int main(void)
 		cmocka_unit_test(test_options_malformed_cpu_list_is_einval),
 		cmocka_unit_test(test_options_duration_takes_fractional_seconds),
 		cmocka_unit_test(test_options_duration_zero_negative_or_not_finite_is_einval),
+		cmocka_unit_test(test_options_g_and_call_graph_modes),
+		cmocka_unit_test(test_options_bad_call_graph_and_max_stack_are_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

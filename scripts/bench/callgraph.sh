@@ -1,0 +1,80 @@
+#!/bin/bash
+# callgraph.sh - bytes per sample and recorder CPU with call graphs, psrec
+# versus perf record (default and lean: --no-buildid --no-bpf-event), same
+# run, alternating, medians.
+#
+# fp:    -g on tests/workloads/deeprec (50 frames of recursion, frame pointers)
+# dwarf: --call-graph dwarf on tests/workloads/nofp (no frame pointers)
+# Each recorder attaches (-p) to the running workload for SECONDS, so its
+# rusage is its own.
+#
+# usage: scripts/bench/callgraph.sh [SECONDS [ROUNDS]]   (as root)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SECONDS_PER_RUN=${1:-3}
+ROUNDS=${2:-3}
+. scripts/bench/lib.sh
+ninja -C "$B" psrec tests/deeprec tests/nofp tests/benchrun tests/pdcheck >/dev/null
+TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
+WPIDS=""
+trap 'for p in $WPIDS; do kill -KILL $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
+
+# run MODE NAME CMD...: one recording (the word @OUT@ in CMD becomes the
+# output file); appends "bytes samples bytes/sample cpu_s lost maxrss" to
+# $TMP/MODE-NAME.txt
+run() {
+	local mode=$1 name=$2
+	shift 2
+	local data="$TMP/$mode-$name.data"
+	rm -f "$data"
+	local args=()
+	for a in "$@"; do [ "$a" = @OUT@ ] && args+=("$data") || args+=("$a"); done
+	"$B/tests/benchrun" "$TMP/cost" "${args[@]}" >/dev/null 2>&1 || true
+	local bytes samples lost
+	bytes=$(stat -c %s "$data")
+	samples=$(pd samples "$data")
+	lost=$(( $(pd lost "$data") > $(pd lost_samples "$data") ? $(pd lost "$data") : $(pd lost_samples "$data") ))
+	awk -v b="$bytes" -v s="$samples" -v u="$(kv user_s "$TMP/cost")" -v y="$(kv sys_s "$TMP/cost")" \
+		-v l="$lost" -v r="$(kv maxrss_kb "$TMP/cost")" \
+		'BEGIN { printf "%d %d %.1f %.3f %d %d\n", b, s, s ? b / s : 0, u + y, l, r }' >>"$TMP/$mode-$name.txt"
+}
+
+for mode in fp dwarf; do
+	if [ $mode = fp ]; then
+		"$B/tests/deeprec" 36000 50 &
+		psrec_cg="-g"; perf_cg="-g"
+	else
+		"$B/tests/nofp" 36000 &
+		psrec_cg="--call-graph dwarf"; perf_cg="--call-graph dwarf"
+	fi
+	W=$!
+	WPIDS="$WPIDS $W"
+	sleep 0.3
+	for _ in $(seq "$ROUNDS"); do
+		# shellcheck disable=SC2086
+		run $mode psrec "$B/psrec" -q -e cpu-clock $psrec_cg -p "$W" --duration "$SECONDS_PER_RUN" -o @OUT@
+		# shellcheck disable=SC2086
+		run $mode perf perf record -q -e cpu-clock $perf_cg -p "$W" -o @OUT@ -- sleep "$SECONDS_PER_RUN"
+		# shellcheck disable=SC2086
+		run $mode lean perf record -q -e cpu-clock $perf_cg --no-buildid --no-bpf-event -p "$W" -o @OUT@ -- sleep "$SECONDS_PER_RUN"
+	done
+	kill -KILL "$W"
+done
+
+col() { awk -v c="$2" '{ print $c }' "$TMP/$1.txt" | median; }
+echo "call graphs: ${SECONDS_PER_RUN} s attached to one busy thread at 4000 Hz, $ROUNDS rounds, medians"
+machine_facts
+echo
+printf '| %-6s | %-10s | %10s | %8s | %12s | %9s | %6s | %10s |\n' mode recorder bytes samples bytes/sample "CPU (s)" lost "RSS (KB)"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ------------ ------------ ---------- -------------- ----------- -------- ------------
+for mode in fp dwarf; do
+	for n in psrec perf lean; do
+		printf '| %-6s | %-10s | %10s | %8s | %12s | %9s | %6s | %10s |\n' $mode $n \
+			"$(col $mode-$n 1)" "$(col $mode-$n 2)" "$(col $mode-$n 3)" "$(col $mode-$n 4)" "$(col $mode-$n 5)" "$(col $mode-$n 6)"
+	done
+done
+echo
+for mode in fp dwarf; do
+	awk -v m=$mode -v bp="$(col $mode-psrec 3)" -v bq="$(col $mode-lean 3)" -v cp="$(col $mode-psrec 4)" -v cq="$(col $mode-lean 4)" \
+		'BEGIN { printf "%s: bytes/sample psrec/perf-lean %.2f, recorder CPU psrec/perf-lean %.2f\n", m, bp / bq, cq ? cp / cq : 0 }'
+done

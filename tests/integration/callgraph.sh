@@ -1,0 +1,84 @@
+#!/bin/bash
+# Call graphs: frame-pointer chains through 50 levels of recursion, DWARF
+# chains through a binary without frame pointers, both when attaching and
+# system-wide; perf report -g needs no extra flags.
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+# chain_stats FILE: for every sample, "<rec_a/rec_b frames> <1 if main>".
+chain_stats() {
+	"$PERF" script -i "$1" 2>"$TMP/perf.err" |
+		awk '/cpu-clock/ { if (s) print n, m; s = 1; n = 0; m = 0; next }
+		     /rec_a|rec_b/ { n++ } / main\+/ { m = 1 }
+		     END { if (s) print n, m }'
+}
+
+# -g: frame pointers, depth 50.
+"$PSREC" -q -e cpu-clock -g -o "$TMP/fp.data" -- "$DEEPREC" 1 50 || fail "psrec -g failed"
+chain_stats "$TMP/fp.data" >"$TMP/fp.txt"
+no_perf_warnings "-g"
+total=$(wc -l <"$TMP/fp.txt")
+deep=$(awk '$1 >= 40 && $2 == 1' "$TMP/fp.txt" | wc -l)
+[ "$total" -gt 1000 ] || fail "only $total samples"
+awk -v d="$deep" -v t="$total" 'BEGIN { exit !(d >= 0.9 * t) }' || fail "only $deep of $total samples have >= 40 rec_a/rec_b frames ending in main"
+txt=$(report -i "$TMP/fp.data" --no-children --sort sym)
+grep -q -- '---rec_[ab]' <<<"$txt" || fail "perf report does not show call chains without -g"
+grep -q 'rec_a' <<<"$txt" || fail "perf report chains lack rec_a"
+
+# --max-stack 20 caps the chain.
+"$PSREC" -q -e cpu-clock -g --max-stack 20 -o "$TMP/ms.data" -- "$DEEPREC" 0.5 50 || fail "--max-stack failed"
+max=$(chain_stats "$TMP/ms.data" | sort -n | tail -1 | cut -d' ' -f1)
+[ "${max:-99}" -le 20 ] || fail "--max-stack 20 still gives $max rec frames"
+
+# dwarf: no frame pointers in the binary; leaf <- middle <- main.
+"$PSREC" -q -e cpu-clock --call-graph dwarf -o "$TMP/dw.data" -- "$NOFP" 1 || fail "--call-graph dwarf failed"
+"$PERF" script -i "$TMP/dw.data" 2>"$TMP/perf.err" >"$TMP/dw.txt"
+no_perf_warnings "dwarf"
+leaf=$(grep -c '^[[:space:]]*[0-9a-f]* leaf+' "$TMP/dw.txt")
+full=$(awk '/cpu-clock/ { getline a; getline b; getline c; if (a ~ / leaf\+/ && b ~ / middle\+/ && c ~ / main\+/) n++ } END { print n + 0 }' "$TMP/dw.txt")
+[ "$leaf" -gt 1000 ] || fail "only $leaf leaf samples"
+awk -v f="$full" -v l="$leaf" 'BEGIN { exit !(f >= 0.8 * l) }' || fail "only $full of $leaf leaf samples unwind to middle and main"
+# frame pointers alone cannot see middle in this binary (the test means something)
+"$PSREC" -q -e cpu-clock -g -o "$TMP/nofp-fp.data" -- "$NOFP" 0.5 || fail "psrec -g on nofp failed"
+fpfull=$("$PERF" script -i "$TMP/nofp-fp.data" 2>/dev/null | awk '/cpu-clock/ { getline a; getline b; if (a ~ / leaf\+/ && b ~ / middle\+/) n++ } END { print n + 0 }')
+[ "$fpfull" -lt "$full" ] || echo "note: frame pointers also found middle ($fpfull)"
+
+# -g with -p, and dwarf with -p (needs the read-only mappings synthesized).
+bg_start "$DEEPREC" 5 50
+sleep 0.3
+"$PSREC" -q -e cpu-clock -g -p "$BG_PID" --duration 0.5 -o "$TMP/pfp.data" || fail "-g -p failed"
+chain_stats "$TMP/pfp.data" >"$TMP/pfp.txt"
+no_perf_warnings "-g -p"
+awk '$1 >= 40 && $2 == 1 { n++ } END { exit !(n > 100) }' "$TMP/pfp.txt" || fail "-g -p: no deep chains"
+bg_start "$NOFP" 5
+sleep 0.3
+"$PSREC" -q -e cpu-clock --call-graph dwarf,16384 -p "$BG_PID" --duration 0.5 -o "$TMP/pdw.data" || fail "dwarf -p failed"
+n=$("$PERF" script -i "$TMP/pdw.data" 2>/dev/null | awk '/cpu-clock/ { getline a; getline b; getline c; if (a ~ / leaf\+/ && b ~ / middle\+/ && c ~ / main\+/) n++ } END { print n + 0 }')
+[ "$n" -gt 500 ] || fail "dwarf -p: only $n full chains"
+
+# -g with -a.
+"$PSREC" -q -e cpu-clock -g -a --duration 0.5 -o "$TMP/a.data" || fail "-g -a failed"
+chain_stats "$TMP/a.data" >"$TMP/a.txt"
+no_perf_warnings "-g -a"
+awk '$1 >= 40 && $2 == 1 { n++ } END { exit !(n > 100) }' "$TMP/a.txt" || fail "-g -a: no deep chains from deeprec"
+"$PDCHECK" "$TMP/a.data" >/dev/null || fail "psrec's reader rejects the -g -a file"
+"$PDCHECK" "$TMP/dw.data" >/dev/null || fail "psrec's reader rejects the dwarf file"
+
+# Bad call graph arguments: one line, exit 2.
+for bad in "lbr" "dwarf,7" "dwarf,999999" "nonsense" "dwarf,abc" "fp,10"; do
+	code=0
+	"$PSREC" -e cpu-clock --call-graph "$bad" -o "$TMP/bad.data" true 2>"$TMP/err.txt" || code=$?
+	if [ "$bad" = lbr ] && [ -r /sys/bus/event_source/devices/cpu/caps/branches ]; then
+		continue # this CPU has LBR
+	fi
+	[ "$code" = 2 ] || fail "--call-graph $bad: exit $code"
+	[ "$(wc -l <"$TMP/err.txt")" = 1 ] || fail "--call-graph $bad: $(cat "$TMP/err.txt")"
+	grep -q "^psrec: --call-graph" "$TMP/err.txt" || fail "--call-graph $bad: $(cat "$TMP/err.txt")"
+	[ ! -e "$TMP/bad.data" ] || fail "--call-graph $bad left a file"
+done
+grep -q "no last branch records" <("$PSREC" --call-graph lbr true 2>&1) ||
+	[ -r /sys/bus/event_source/devices/cpu/caps/branches ] || fail "lbr message"
+code=0
+"$PSREC" --max-stack 5 true 2>"$TMP/err.txt" || code=$?
+[ "$code" = 2 ] && grep -q 'add -g' "$TMP/err.txt" || fail "--max-stack without -g: $code $(cat "$TMP/err.txt")"
+echo "ok: call graphs"

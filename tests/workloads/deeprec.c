@@ -1,0 +1,64 @@
+/*
+ * deeprec - deep recursion with a known call chain, built with frame
+ * pointers.
+ *
+ * usage: deeprec [SECONDS [DEPTH]]   (default 1.0 s, depth 50)
+ *
+ * main -> rec_a -> rec_b -> rec_a -> ... (DEPTH frames) -> leaf_burn, which
+ * burns the CPU: every sample's chain is DEPTH frames of rec_a/rec_b
+ * ending in main.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+void rec_a(int depth, double until);
+void rec_b(int depth, double until);
+void leaf_burn(double until);
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+__attribute__((noipa)) void leaf_burn(double until)
+{
+	while (now() < until)
+		for (int i = 0; i < 200000; i++)
+			sink = sink * 7 + (unsigned long)i;
+}
+
+/* The volatile store after the call keeps it from being a tail call. */
+__attribute__((noipa)) void rec_a(int depth, double until)
+{
+	if (depth <= 1)
+		leaf_burn(until);
+	else
+		rec_b(depth - 1, until);
+	sink++;
+}
+
+__attribute__((noipa)) void rec_b(int depth, double until)
+{
+	if (depth <= 1)
+		leaf_burn(until);
+	else
+		rec_a(depth - 1, until);
+	sink++;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1.0;
+	int depth = argc > 2 ? atoi(argv[2]) : 50;
+	if (secs <= 0 || depth < 1) {
+		fprintf(stderr, "usage: deeprec [SECONDS [DEPTH]]\n");
+		return 2;
+	}
+	rec_a(depth, now() + secs);
+	return 0;
+}
