@@ -12,6 +12,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -83,7 +84,9 @@ static void print_summary(const struct record_opts *o, const struct record_resul
 	print_size(size, sizeof(size), r->file_bytes);
 	if (!o->quiet)
 		fprintf(stderr, "psrec: wrote %s to %s (%" PRIu64 " samples, %" PRIu64 " lost)\n",
-			size, o->output, st->tally.samples, r->lost);
+			size, o->pipe ? "standard output" : o->output, st->tally.samples, r->lost);
+	if (o->verbose && o->compress_level)
+		fprintf(stderr, "psrec: zstd level %d, compression ratio %u\n", o->compress_level, r->compress_ratio);
 	if (r->lost && !o->quiet)
 		fprintf(stderr, "psrec: samples were lost: use a larger ring (-m %zu) or a lower frequency (-F)\n",
 			o->mmap_pages * 4);
@@ -134,6 +137,9 @@ static int cmd_record(int argc, char **argv)
 		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
 
+	/* A closed pipe (-o - | perf report that quit) must be an EPIPE
+	 * error, not a silent death; the command gets SIGPIPE back. */
+	signal(SIGPIPE, SIG_IGN);
 	struct ui ui = { o.verbose, o.quiet, false };
 	bool live = !o.quiet && isatty(STDERR_FILENO);
 	struct record_hooks hooks = { on_notice, live ? on_status : NULL, &ui };
@@ -157,6 +163,8 @@ static int cmd_record(int argc, char **argv)
 		print_size(size, sizeof(size), res.file_bytes);
 		if (st->write_error == -ENOSPC || st->write_error == -EDQUOT)
 			fprintf(stderr, "psrec: disk full after %s; recording stopped, file is valid\n", size);
+		else if (st->write_error == -EPIPE)
+			fprintf(stderr, "psrec: the reader of standard output went away after %s; recording stopped\n", size);
 		else
 			fprintf(stderr, "psrec: writing %s failed after %s: %s; recording stopped, file is valid\n",
 				o.output, size, strerror(-st->write_error));

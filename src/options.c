@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 #include <stdbool.h>
 
 #include "util/sysfile.h"
@@ -49,7 +50,10 @@ static const char usage_text[] =
 "  -m, --mmap-pages=PAGES        ring buffer data pages per CPU, a power of two, or a\n"
 "                                size such as 512K or 2M (default 128 = 512 KiB)\n"
 "  -o, --output=FILE             output file (default perf.data; an existing one is\n"
-"                                renamed to FILE.old)\n"
+"                                renamed to FILE.old); - writes a stream to stdout\n"
+"                                for perf report -i - / perf script -i -\n"
+"  -z, --compression-level[=N]   compress the ring data with zstd level N (1-22,\n"
+"                                default 1), like perf record -z\n"
 "  -k, --clockid=CLOCK           clock for timestamps: monotonic (default),\n"
 "                                monotonic_raw, realtime, boottime, tai\n"
 "  -q, --quiet                   no summary\n"
@@ -307,6 +311,7 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "call-graph", required_argument, NULL, 'G' },
+		{ "compression-level", optional_argument, NULL, 'z' },
 		{ "max-stack", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -318,7 +323,7 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 	opterr = 0;
 	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
 	for (;;) {
-		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhVp:t:aC:g", longopts, NULL);
+		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhVp:t:aC:gz", longopts, NULL);
 		if (c == -1)
 			break;
 		switch (c) {
@@ -339,9 +344,8 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		case 'o':
 			if (optarg[0] == '\0')
 				err = err_set(e, -EINVAL, "-o: empty file name");
-			else if (strcmp(optarg, "-") == 0)
-				err = err_set(e, -EINVAL, "-o -: writing to a pipe is not supported yet; give a file name");
 			o->output = optarg;
+			o->pipe = strcmp(optarg, "-") == 0;
 			break;
 		case 'k':
 			err = parse_clock(o, optarg, e);
@@ -370,6 +374,16 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		case 'g':
 			o->callgraph.mode = CALLGRAPH_FP;
 			break;
+		case 'z':
+			o->compress_level = 1;
+			if (optarg) {
+				uint64_t lv;
+				if (parse_positive(optarg, &lv) || lv > 22)
+					err = err_set(e, -EINVAL, "--compression-level '%s': expected a zstd level from 1 to 22", optarg);
+				else
+					o->compress_level = (int)lv;
+			}
+			break;
 		case 'G':
 			err = callgraph_parse(&o->callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
 			break;
@@ -392,6 +406,8 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		if (err)
 			return err;
 	}
+	if (o->pipe && isatty(STDOUT_FILENO))
+		return err_set(e, -EINVAL, "-o -: standard output is a terminal; pipe it (psrec -o - ... | perf report -i -) or give a file name");
 	if (o->callgraph.max_stack && o->callgraph.mode == CALLGRAPH_NONE)
 		return err_set(e, -EINVAL, "--max-stack limits call chains: add -g or --call-graph");
 	if (freq_given && o->period)

@@ -30,7 +30,9 @@ struct record_opts {
 	uint64_t freq;          /* samples per second (when period == 0) */
 	uint64_t period;        /* -c: events per sample; 0 = use freq */
 	size_t mmap_pages;      /* ring data pages per CPU, a power of two */
-	const char *output;
+	const char *output;     /* "-" = a perf.data stream on stdout */
+	bool pipe;
+	int compress_level;     /* -z: zstd level 1-22; 0 = off */
 	int clockid;
 	const char *clock_name;
 	int verbose;

@@ -100,6 +100,20 @@ int feature_clockid(struct buf *b, uint64_t res_ns)
 	return buf_append_u64(b, res_ns);
 }
 
+int feature_compressed(struct buf *b, uint32_t level, uint32_t ratio, uint32_t mmap_len)
+{
+	int err = buf_append_u32(b, 0);
+	if (!err)
+		err = buf_append_u32(b, 1);
+	if (!err)
+		err = buf_append_u32(b, level);
+	if (!err)
+		err = buf_append_u32(b, ratio);
+	if (!err)
+		err = buf_append_u32(b, mmap_len);
+	return err;
+}
+
 int feature_clock_data(struct buf *b, uint32_t clockid, uint64_t tod_ns, uint64_t clk_ns)
 {
 	int err = buf_append_u32(b, 1);

@@ -60,6 +60,11 @@ int feature_cpu_topology(struct buf *b, const struct feature_topology *t);
 int feature_sample_time(struct buf *b, uint64_t first, uint64_t last);
 /* CLOCKID: u64 resolution of the recording clock in ns. */
 int feature_clockid(struct buf *b, uint64_t res_ns);
+/* COMPRESSED: u32 version 0; u32 type 1 (zstd); u32 level; u32 ratio;
+ * u32 mmap_len (the largest decompressed size of one record: perf 6.1
+ * sizes its decompression buffer with it). */
+int feature_compressed(struct buf *b, uint32_t level, uint32_t ratio, uint32_t mmap_len);
+
 /* CLOCK_DATA: u32 version 1; u32 clockid; u64 wall-clock ns; u64 clockid ns
  * (one instant read on both clocks). */
 int feature_clock_data(struct buf *b, uint32_t clockid, uint64_t tod_ns, uint64_t clk_ns);

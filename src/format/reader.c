@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "format/sample.h"
 
 #define ATTR_SIZE_VER0 64
@@ -87,6 +89,93 @@ static int parse_attrs(struct reader *r, struct err *e)
 	return 0;
 }
 
+/* Upper bound for the decompressed size of one COMPRESSED record when
+ * the file's mmap_len is absurd: 1 GiB. */
+#define MAX_MMAP_LEN (1u << 30)
+
+/*
+ * mmap_len from the COMPRESSED feature, if there is a usable one. A
+ * missing or broken feature is not an error here (perf too only fails once
+ * it meets a COMPRESSED record); decompress() reports it then.
+ */
+static void read_mmap_len(struct reader *r)
+{
+	const uint8_t *p;
+	size_t len;
+	struct err ignored;
+	if (reader_feature(r, PD_FEAT_COMPRESSED, &p, &len, &ignored) || len < 20)
+		return;
+	uint32_t type, mmap_len;
+	memcpy(&type, p + 4, 4);
+	memcpy(&mmap_len, p + 16, 4);
+	if (type == 1)
+		r->mmap_len = mmap_len > MAX_MMAP_LEN ? MAX_MMAP_LEN : mmap_len;
+}
+
+/* Pipe format: attrs and features come as records; collect them all. */
+static int open_pipe(struct reader *r, struct err *e)
+{
+	r->pipe = true;
+	r->data_begin = r->pos = sizeof(struct pd_pipe_header);
+	r->data_end = r->len;
+
+	size_t nr = 0, nr_ids = 0;
+	uint64_t pos = r->data_begin;
+	while (r->len - pos >= sizeof(struct pd_event_header)) {
+		struct pd_event_header h;
+		memcpy(&h, r->base + pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size > r->len - pos)
+			break; /* reader_next reports it */
+		if (h.type == PD_RECORD_HEADER_ATTR) {
+			uint32_t asz;
+			if (h.size < 8 + ATTR_SIZE_VER0)
+				return err_set(e, -EINVAL, "HEADER_ATTR record at offset %" PRIu64 " is too short (%u bytes)", pos, h.size);
+			memcpy(&asz, r->base + pos + 12, 4);
+			if (asz == 0)
+				asz = ATTR_SIZE_VER0;
+			if (asz < ATTR_SIZE_VER0 || (uint64_t)asz + 8 > h.size)
+				return err_set(e, -EINVAL, "HEADER_ATTR record at offset %" PRIu64 " has attr size %u, record size %u",
+					       pos, asz, h.size);
+			nr++;
+			nr_ids += (h.size - 8 - asz) / 8;
+		} else if (h.type == PD_RECORD_HEADER_FEATURE && h.size >= 16) {
+			uint64_t feat;
+			memcpy(&feat, r->base + pos + 8, 8);
+			if (feat < PD_FEAT_BITS) {
+				r->pipe_feat[feat].p = r->base + pos + 16;
+				r->pipe_feat[feat].len = h.size - 16u;
+			}
+		}
+		pos += h.size;
+	}
+	if (nr == 0)
+		return err_set(e, -EINVAL, "pipe-format stream has no HEADER_ATTR record (offset 16)");
+	r->attrs = calloc(nr, sizeof(*r->attrs));
+	r->id_store = calloc(nr_ids ? nr_ids : 1, sizeof(uint64_t));
+	if (!r->attrs || !r->id_store)
+		return -ENOMEM;
+	uint64_t *dst = r->id_store;
+	pos = r->data_begin;
+	while (r->nr_attrs < nr) {
+		struct pd_event_header h;
+		memcpy(&h, r->base + pos, sizeof(h));
+		if (h.type == PD_RECORD_HEADER_ATTR) {
+			struct reader_attr *a = &r->attrs[r->nr_attrs++];
+			uint32_t asz;
+			memcpy(&asz, r->base + pos + 12, 4);
+			if (asz == 0)
+				asz = ATTR_SIZE_VER0;
+			memcpy(&a->attr, r->base + pos + 8, asz < PD_ATTR_SIZE ? asz : PD_ATTR_SIZE);
+			a->nr_ids = (h.size - 8 - asz) / 8;
+			memcpy(dst, r->base + pos + 8 + asz, a->nr_ids * 8);
+			a->ids = dst;
+			dst += a->nr_ids;
+		}
+		pos += h.size;
+	}
+	return 0;
+}
+
 int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
@@ -103,8 +192,14 @@ int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e)
 		return err_set(e, -EINVAL, "not a perf.data file (bad magic at offset 0)");
 	uint64_t hsize;
 	memcpy(&hsize, (const uint8_t *)p + 8, sizeof(hsize));
-	if (hsize == sizeof(struct pd_pipe_header))
-		return err_set(e, -ENOTSUP, "pipe-format perf.data is not supported yet (header size 16 at offset 8)");
+	if (hsize == sizeof(struct pd_pipe_header)) {
+		int err = open_pipe(r, e);
+		if (err)
+			reader_close(r);
+		else
+			read_mmap_len(r);
+		return err;
+	}
 	if (hsize != PD_FILE_HEADER_SIZE)
 		return err_set(e, -EINVAL, "unsupported header size %" PRIu64 " at offset 8 (expected 104)", hsize);
 	if (len < PD_FILE_HEADER_SIZE)
@@ -131,12 +226,61 @@ int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e)
 	r->data_begin = h->data.offset;
 	r->data_end = h->data.offset + h->data.size;
 	r->pos = r->data_begin;
+	read_mmap_len(r);
+	return 0;
+}
+
+/* Read all of standard input (a pipe) into memory. */
+static int slurp_stdin(uint8_t **out, size_t *len, struct err *e)
+{
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			uint8_t *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t k = read(STDIN_FILENO, buf + n, cap - n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			int code = -errno;
+			free(buf);
+			return err_set(e, code, "cannot read standard input: %s", strerror(-code));
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	*out = buf;
+	*len = n;
 	return 0;
 }
 
 int reader_open_file(struct reader *r, const char *path, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
+	if (strcmp(path, "-") == 0) {
+		uint8_t *buf = NULL;
+		size_t len = 0;
+		int err = slurp_stdin(&buf, &len, e);
+		if (err)
+			return err;
+		err = reader_open_mem(r, buf, len, e);
+		if (err) {
+			free(buf);
+			return err;
+		}
+		r->owned = buf;
+		return 0;
+	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(e, -errno, "cannot open %s: %s", path, strerror(errno));
@@ -175,6 +319,9 @@ void reader_close(struct reader *r)
 {
 	if (r->mapped)
 		munmap((void *)r->base, r->len);
+	free(r->owned);
+	ZSTD_freeDStream(r->dstream);
+	free(r->dbuf);
 	free(r->attrs);
 	free(r->id_store);
 	memset(r, 0, sizeof(*r));
@@ -183,9 +330,109 @@ void reader_close(struct reader *r)
 void reader_rewind(struct reader *r)
 {
 	r->pos = r->data_begin;
+	r->dlen = r->dpos = 0;
+	if (r->dstream)
+		ZSTD_DCtx_reset(r->dstream, ZSTD_reset_session_only);
 }
 
+/* Decompress one COMPRESSED record after whatever is left of the last. */
+static int decompress(struct reader *r, const struct reader_record *c, struct err *e)
+{
+	if (r->mmap_len == 0)
+		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " but no usable zstd COMPRESSED feature to size it "
+			       "(perf cannot read this either; psrec recover can add it)", c->offset);
+	if (!r->dstream && !(r->dstream = ZSTD_createDStream()))
+		return -ENOMEM;
+	/* Keep the unread tail (a record split across two COMPRESSED ones). */
+	size_t rem = r->dlen - r->dpos;
+	memmove(r->dbuf, r->dbuf + r->dpos, rem);
+	r->dlen = rem;
+	r->dpos = 0;
+	size_t need = rem + r->mmap_len;
+	if (need > r->dcap) {
+		uint8_t *nb = realloc(r->dbuf, need);
+		if (!nb)
+			return -ENOMEM;
+		r->dbuf = nb;
+		r->dcap = need;
+	}
+	ZSTD_inBuffer in = { c->data + sizeof(struct pd_event_header), c->size - sizeof(struct pd_event_header), 0 };
+	ZSTD_outBuffer out = { r->dbuf + rem, r->mmap_len, 0 };
+	bool too_big = false;
+	while (in.pos < in.size) {
+		size_t ret = ZSTD_decompressStream(r->dstream, &out, &in);
+		if (ZSTD_isError(ret))
+			return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 ": %s", c->offset, ZSTD_getErrorName(ret));
+		if (out.pos == out.size && in.pos < in.size)
+			too_big = true;
+		if (too_big)
+			break;
+	}
+	if (!too_big && out.pos == out.size) {
+		/* Input used up with the buffer exactly full: zstd may still
+		 * hold output. Any byte more means the record was too big. */
+		uint8_t probe;
+		ZSTD_inBuffer none = { NULL, 0, 0 };
+		ZSTD_outBuffer one = { &probe, 1, 0 };
+		size_t ret = ZSTD_decompressStream(r->dstream, &one, &none);
+		too_big = ZSTD_isError(ret) || one.pos > 0;
+	}
+	if (too_big)
+		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " decompresses to more than the feature's mmap_len %zu",
+			       c->offset, r->mmap_len);
+	r->dlen = rem + out.pos;
+	r->dsrc = c->offset;
+	r->nr_compressed++;
+	return 0;
+}
+
+/* The next record held in decompressed data: 1, 0 (need more), -EINVAL. */
+static int next_decompressed(struct reader *r, struct reader_record *rec, struct err *e)
+{
+	size_t left = r->dlen - r->dpos;
+	if (left < sizeof(struct pd_event_header))
+		return 0;
+	struct pd_event_header h;
+	memcpy(&h, r->dbuf + r->dpos, sizeof(h));
+	if (h.size < sizeof(h))
+		return err_set(e, -EINVAL, "record of impossible size %u inside the COMPRESSED record at offset %" PRIu64,
+			       h.size, r->dsrc);
+	if (h.size > left)
+		return 0;
+	rec->offset = r->dsrc;
+	rec->compressed = true;
+	rec->type = h.type;
+	rec->misc = h.misc;
+	rec->size = h.size;
+	rec->data = r->dbuf + r->dpos;
+	r->dpos += h.size;
+	return 1;
+}
+
+static int next_raw(struct reader *r, struct reader_record *rec, struct err *e);
+
 int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
+{
+	for (;;) {
+		int k = next_decompressed(r, rec, e);
+		if (k != 0)
+			return k;
+		k = next_raw(r, rec, e);
+		if (k <= 0) {
+			if (k == 0 && r->dlen > r->dpos)
+				return err_set(e, -EINVAL, "compressed data ends inside a record (COMPRESSED record at offset %" PRIu64 ")",
+					       r->dsrc);
+			return k;
+		}
+		if (rec->type != PD_RECORD_COMPRESSED)
+			return 1;
+		k = decompress(r, rec, e);
+		if (k)
+			return k;
+	}
+}
+
+static int next_raw(struct reader *r, struct reader_record *rec, struct err *e)
 {
 	if (r->pos >= r->data_end)
 		return 0;
@@ -201,6 +448,7 @@ int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
 		return err_set(e, -EINVAL, "record at offset %" PRIu64 " (type %u, size %u) runs past the end of the data section at %" PRIu64,
 			       r->pos, h.type, h.size, r->data_end);
 	rec->offset = r->pos;
+	rec->compressed = false;
 	rec->type = h.type;
 	rec->misc = h.misc;
 	rec->size = h.size;
@@ -213,12 +461,21 @@ bool reader_has_feature(const struct reader *r, unsigned feat)
 {
 	if (feat >= PD_FEAT_BITS)
 		return false;
+	if (r->pipe)
+		return r->pipe_feat[feat].p != NULL;
 	return (r->hdr.features[feat / 64] >> (feat % 64)) & 1;
 }
 
 int reader_feature(const struct reader *r, unsigned feat, const uint8_t **p, size_t *len,
 		   struct err *e)
 {
+	if (r->pipe) {
+		if (feat >= PD_FEAT_BITS || !r->pipe_feat[feat].p)
+			return -ENOENT;
+		*p = r->pipe_feat[feat].p;
+		*len = r->pipe_feat[feat].len;
+		return 0;
+	}
 	if (!reader_has_feature(r, feat))
 		return -ENOENT;
 	/* The k-th table entry belongs to the k-th set bit (ascending). */

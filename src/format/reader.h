@@ -1,12 +1,18 @@
 /*
  * reader.h - iterating over a perf.data file.
  *
- * Reads files written by psrec and by perf (file mode, native endian). The
- * whole input is mapped (or given as memory); every offset and length taken
- * from it is bounds-checked before use, so truncated, oversized or garbage
- * input yields an error naming the offset, never a crash. Records of any
- * type are returned; callers skip types they do not know (the reader never
+ * Reads files written by psrec and by perf, in file or pipe format (a
+ * stream saved from perf record -o -), native endian. The whole input is
+ * mapped (or given as memory); every offset and length taken from it is
+ * bounds-checked before use, so truncated, oversized or garbage input
+ * yields an error naming the offset, never a crash. Records of any type
+ * are returned; callers skip types they do not know (the reader never
  * rejects a record for its type, only for its framing).
+ *
+ * COMPRESSED records (perf record -z) are decompressed on the fly: the
+ * records inside them are returned, not the COMPRESSED record itself
+ * (r->nr_compressed counts those). A record that straddles two COMPRESSED
+ * records is reassembled, as perf does.
  */
 #ifndef PSREC_FORMAT_READER_H
 #define PSREC_FORMAT_READER_H
@@ -25,11 +31,19 @@ struct reader_attr {
 };
 
 struct reader_record {
-	uint64_t offset;            /* file offset of the record header */
+	uint64_t offset;            /* file offset of the record header (of the
+				       COMPRESSED record, for one inside it) */
 	uint32_t type;
 	uint16_t misc;
 	uint16_t size;
-	const uint8_t *data;        /* the whole record, header included */
+	const uint8_t *data;        /* the whole record, header included; valid
+				       until the next reader_next() */
+	bool compressed;            /* came out of a COMPRESSED record */
+};
+
+struct reader_blob {
+	const uint8_t *p;
+	size_t len;
 };
 
 struct reader {
@@ -41,9 +55,20 @@ struct reader {
 	size_t nr_attrs;
 	uint64_t *id_store;         /* aligned copy of every ids array */
 	uint64_t data_begin, data_end, pos;
+	bool pipe;                  /* pipe format: attrs and features are records */
+	struct reader_blob pipe_feat[PD_FEAT_BITS];
+	/* decompression of COMPRESSED records */
+	void *dstream;              /* ZSTD_DStream */
+	uint8_t *dbuf;
+	size_t dcap, dlen, dpos;
+	uint64_t dsrc;              /* offset of the COMPRESSED record being read */
+	size_t mmap_len;            /* from the COMPRESSED feature; 0: none */
+	uint8_t *owned;             /* input read from a pipe, freed at close */
+	uint64_t nr_compressed;
 };
 
-/* Map and validate the header, attrs and ids of a file. */
+/* Map and validate the header, attrs and ids of a file ("-": standard
+ * input, read whole into memory). */
 int reader_open_file(struct reader *r, const char *path, struct err *e);
 /* The same over memory the caller keeps alive until reader_close(). */
 int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#define EVENT_UPDATE_NAME 2 /* PERF_EVENT_UPDATE__NAME */
+
 /* pwrite all of buf at off, retrying short writes and EINTR. */
 static int write_at(int fd, const void *buf, size_t len, uint64_t off)
 {
@@ -30,15 +32,17 @@ static int write_at(int fd, const void *buf, size_t len, uint64_t off)
 }
 
 /*
- * pwritev all iovecs at off. A short write leaves the vector partially
- * consumed; we advance through a private copy so the caller's iovecs stay
- * intact. Vectors longer than IOV_MAX are written in slices.
+ * Write all iovecs at off (pwritev), or at the current position when off
+ * is negative (writev, for pipes). A short write leaves the vector
+ * partially consumed; we advance through a private copy so the caller's
+ * iovecs stay intact. *written gets the bytes that made it, even on error.
  */
-static int writev_at(int fd, const struct iovec *iov, int iovcnt, uint64_t off)
+static int writev_all(int fd, const struct iovec *iov, int iovcnt, int64_t off, size_t *written)
 {
 	struct iovec local[64];
 	int i = 0;
 
+	*written = 0;
 	while (i < iovcnt) {
 		int n = iovcnt - i;
 		if (n > (int)(sizeof(local) / sizeof(local[0])))
@@ -47,7 +51,7 @@ static int writev_at(int fd, const struct iovec *iov, int iovcnt, uint64_t off)
 		struct iovec *v = local;
 		int cnt = n;
 		while (cnt > 0) {
-			ssize_t w = pwritev(fd, v, cnt, (off_t)off);
+			ssize_t w = off >= 0 ? pwritev(fd, v, cnt, (off_t)off) : writev(fd, v, cnt);
 			if (w < 0) {
 				if (errno == EINTR)
 					continue;
@@ -55,7 +59,9 @@ static int writev_at(int fd, const struct iovec *iov, int iovcnt, uint64_t off)
 			}
 			if (w == 0)
 				return -EIO;
-			off += (uint64_t)w;
+			if (off >= 0)
+				off += w;
+			*written += (size_t)w;
 			size_t left = (size_t)w;
 			while (cnt > 0 && left >= v->iov_len) {
 				left -= v->iov_len;
@@ -72,22 +78,63 @@ static int writev_at(int fd, const struct iovec *iov, int iovcnt, uint64_t off)
 	return 0;
 }
 
-int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr)
+/* Copy len bytes starting at byte pos of the iovec list into dst. */
+static void iov_copy(const struct iovec *iov, int n, size_t pos, void *dst, size_t len)
+{
+	uint8_t *d = dst;
+	for (int i = 0; i < n && len > 0; i++) {
+		if (pos >= iov[i].iov_len) {
+			pos -= iov[i].iov_len;
+			continue;
+		}
+		size_t k = iov[i].iov_len - pos;
+		if (k > len)
+			k = len;
+		memcpy(d, (const uint8_t *)iov[i].iov_base + pos, k);
+		d += k;
+		len -= k;
+		pos = 0;
+	}
+}
+
+/* The largest prefix of the records in iov that is at most limit bytes. */
+static size_t whole_records(const struct iovec *iov, int n, size_t total, size_t limit)
+{
+	size_t pos = 0;
+	while (pos + sizeof(struct pd_event_header) <= total) {
+		struct pd_event_header h;
+		iov_copy(iov, n, pos, &h, sizeof(h));
+		if (h.size < sizeof(h) || pos + h.size > limit)
+			break;
+		pos += h.size;
+	}
+	return pos;
+}
+
+static int begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
+		 const struct writer_feature *live, size_t nr_live)
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
-	if (nr == 0)
+	if (nr == 0 || nr_live > WRITER_MAX_LIVE)
 		return -EINVAL;
 
 	uint64_t nr_ids = 0;
 	for (size_t i = 0; i < nr; i++)
 		nr_ids += ev[i].nr_ids;
+	uint64_t live_len = 0;
+	for (size_t i = 0; i < nr_live; i++) {
+		if (live[i].id >= PD_FEAT_BITS || (i > 0 && live[i].id <= live[i - 1].id))
+			return -EINVAL;
+		live_len += (live[i].len + 7) & ~(size_t)7;
+	}
 
 	uint64_t ids_off = PD_FILE_HEADER_SIZE;
 	uint64_t attrs_off = ids_off + nr_ids * sizeof(uint64_t);
-	uint64_t data_off = attrs_off + nr * PD_FILE_ATTR_SIZE;
+	uint64_t live_off = attrs_off + nr * PD_FILE_ATTR_SIZE;
+	uint64_t data_off = live_off + live_len;
 
-	/* One buffer for ids + attrs: they are written once, before any data. */
+	/* One buffer for ids, attrs and live payloads, written once. */
 	size_t len = (size_t)(data_off - ids_off);
 	uint8_t *area = calloc(1, len);
 	if (!area)
@@ -104,6 +151,16 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 		id_pos += fa.ids.size;
 		memcpy(area + (attrs_off - ids_off) + i * PD_FILE_ATTR_SIZE, &fa, sizeof(fa));
 	}
+	uint64_t p = live_off;
+	for (size_t i = 0; i < nr_live; i++) {
+		memcpy(area + (p - ids_off), live[i].data, live[i].len);
+		w->live_id[i] = live[i].id;
+		w->live_table[i].offset = p;
+		w->live_table[i].size = live[i].len;
+		w->live_bits[live[i].id / 64] |= 1ULL << (live[i].id % 64);
+		p += (live[i].len + 7) & ~(size_t)7;
+	}
+	w->nr_live = nr_live;
 
 	w->hdr.magic = PD_MAGIC;
 	w->hdr.size = PD_FILE_HEADER_SIZE;
@@ -112,16 +169,147 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	w->hdr.attrs.size = nr * PD_FILE_ATTR_SIZE;
 	w->hdr.data.offset = data_off;
 	w->hdr.data.size = 0;
+	memcpy(w->hdr.features, w->live_bits, sizeof(w->live_bits));
 
-	int err = write_at(fd, &w->hdr, sizeof(w->hdr), 0);
+	int err = 0;
+	if (nr_live)
+		err = write_at(fd, w->live_table, nr_live * sizeof(struct pd_section), data_off);
 	if (!err)
 		err = write_at(fd, area, len, ids_off);
+	/* The header last: once it is there, everything it points to is too. */
+	if (!err)
+		err = write_at(fd, &w->hdr, sizeof(w->hdr), 0);
 	free(area);
 	if (err)
 		return err;
 	w->data_offset = data_off;
 	w->end = data_off;
 	return 0;
+}
+
+int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr)
+{
+	return begin(w, fd, ev, nr, NULL, 0);
+}
+
+int writer_begin_live(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
+		      const struct writer_feature *live, size_t nr_live)
+{
+	return begin(w, fd, ev, nr, live, nr_live);
+}
+
+/* Append to the pipe, then account it. */
+static int pipe_put(struct writer *w, const void *p, size_t len)
+{
+	struct iovec iov = { (void *)p, len };
+	size_t written;
+	int err = writev_all(w->fd, &iov, 1, -1, &written);
+	if (err)
+		return err;
+	w->end += len;
+	return 0;
+}
+
+int writer_begin_pipe(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
+		      const struct writer_feature *f, size_t nr_features)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->pipe = true;
+	if (nr == 0)
+		return -EINVAL;
+	struct pd_pipe_header ph = { PD_MAGIC, sizeof(ph) };
+	int err = pipe_put(w, &ph, sizeof(ph));
+	w->data_offset = w->end = 0;
+
+	uint8_t rec[65536];
+	for (size_t i = 0; i < nr && !err; i++) {
+		size_t size = sizeof(struct pd_event_header) + PD_ATTR_SIZE + ev[i].nr_ids * 8;
+		if (size > UINT16_MAX)
+			return -E2BIG;
+		struct pd_event_header h = { PD_RECORD_HEADER_ATTR, 0, (uint16_t)size };
+		memcpy(rec, &h, sizeof(h));
+		memcpy(rec + sizeof(h), ev[i].attr, PD_ATTR_SIZE);
+		((struct pd_attr *)(void *)(rec + sizeof(h)))->size = PD_ATTR_SIZE;
+		memcpy(rec + sizeof(h) + PD_ATTR_SIZE, ev[i].ids, ev[i].nr_ids * 8);
+		err = pipe_put(w, rec, size);
+	}
+	/* Names travel as EVENT_UPDATE records in pipe mode: u64 type, u64 id
+	 * (any id of the event), the name padded to 8. */
+	for (size_t i = 0; i < nr && !err; i++) {
+		if (!ev[i].name || ev[i].nr_ids == 0)
+			continue;
+		size_t nlen = strlen(ev[i].name) + 1;
+		size_t size = sizeof(struct pd_event_header) + 16 + ((nlen + 7) & ~(size_t)7);
+		if (size > sizeof(rec))
+			continue;
+		memset(rec, 0, size);
+		struct pd_event_header h = { PD_RECORD_EVENT_UPDATE, 0, (uint16_t)size };
+		uint64_t type = EVENT_UPDATE_NAME;
+		memcpy(rec, &h, sizeof(h));
+		memcpy(rec + 8, &type, 8);
+		memcpy(rec + 16, &ev[i].ids[0], 8);
+		memcpy(rec + 24, ev[i].name, nlen);
+		err = pipe_put(w, rec, size);
+	}
+	for (size_t i = 0; i < nr_features && !err; i++) {
+		if (f[i].id >= PD_FEAT_PERF61_LAST)
+			continue;
+		size_t size = sizeof(struct pd_event_header) + 8 + f[i].len;
+		if (size > UINT16_MAX)
+			continue;
+		struct pd_event_header h = { PD_RECORD_HEADER_FEATURE, 0, (uint16_t)size };
+		uint64_t id = f[i].id;
+		struct iovec iov[3] = {
+			{ &h, sizeof(h) }, { &id, sizeof(id) }, { (void *)f[i].data, f[i].len },
+		};
+		size_t written;
+		err = writev_all(fd, iov, 3, -1, &written);
+		if (!err)
+			w->end += size;
+	}
+	return err;
+}
+
+static int append_live(struct writer *w, const struct iovec *iov, int iovcnt, size_t total)
+{
+	size_t tl = w->nr_live * sizeof(struct pd_section);
+	uint8_t head[WRITER_MAX_LIVE * sizeof(struct pd_section)];
+	size_t hl = total < tl ? total : tl;
+
+	/* 1: everything but the first tl bytes, around the old table entry. */
+	struct iovec rest[66];
+	int rn = 0;
+	size_t skip = hl;
+	for (int i = 0; i < iovcnt; i++) {
+		if (skip >= iov[i].iov_len) {
+			skip -= iov[i].iov_len;
+			continue;
+		}
+		if (rn == (int)(sizeof(rest) / sizeof(rest[0])))
+			return -E2BIG;
+		rest[rn].iov_base = (uint8_t *)iov[i].iov_base + skip;
+		rest[rn].iov_len = iov[i].iov_len - skip;
+		skip = 0;
+		rn++;
+	}
+	size_t written;
+	int err = writev_all(w->fd, rest, rn, (int64_t)(w->end + hl), &written);
+	/* 2: the new table entry after the new data. */
+	if (!err)
+		err = write_at(w->fd, w->live_table, tl, w->end + total);
+	/* 3: the first bytes, over the old entry; 4: the header. */
+	iov_copy(iov, iovcnt, 0, head, hl);
+	if (!err)
+		err = write_at(w->fd, head, hl, w->end);
+	if (err)
+		return err;
+	w->end += total;
+	uint64_t size = writer_data_size(w);
+	err = write_at(w->fd, &size, sizeof(size), PD_HEADER_DATA_SIZE_OFFSET);
+	if (!err)
+		w->committed = size;
+	return err;
 }
 
 int writer_append(struct writer *w, const struct iovec *iov, int iovcnt)
@@ -133,17 +321,31 @@ int writer_append(struct writer *w, const struct iovec *iov, int iovcnt)
 		total += iov[i].iov_len;
 	if (total == 0)
 		return 0;
-	int err = writev_at(w->fd, iov, iovcnt, w->end);
+	size_t written = 0;
+	int err;
+	if (w->pipe) {
+		err = writev_all(w->fd, iov, iovcnt, -1, &written);
+	} else if (w->nr_live) {
+		err = append_live(w, iov, iovcnt, total);
+	} else {
+		err = writev_all(w->fd, iov, iovcnt, (int64_t)w->end, &written);
+		/* Keep the complete records that made it before the error. */
+		if (err)
+			w->end += whole_records(iov, iovcnt, total, written);
+	}
 	if (err) {
 		w->error = err;
 		return err;
 	}
-	w->end += total;
+	if (!w->nr_live)
+		w->end += total;
 	return 0;
 }
 
 int writer_checkpoint(struct writer *w)
 {
+	if (w->pipe || w->nr_live)
+		return 0;
 	uint64_t size = writer_data_size(w);
 	if (size == w->committed)
 		return 0;
@@ -171,9 +373,12 @@ static int write_features(struct writer *w, const struct writer_feature *f, size
 		table[i].size = f[i].len;
 		off += f[i].len;
 	}
-	int err = write_at(w->fd, table, table_len, w->end);
+	int err = 0;
 	for (size_t i = 0; i < nr && !err; i++)
 		err = write_at(w->fd, f[i].data, f[i].len, table[i].offset);
+	/* The table last: until it is complete, a live table stays intact. */
+	if (!err)
+		err = write_at(w->fd, table, table_len, w->end);
 	free(table);
 	if (err)
 		return err;
@@ -186,19 +391,26 @@ static int write_features(struct writer *w, const struct writer_feature *f, size
 int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 		  int *features_error)
 {
+	*features_error = 0;
+	if (w->pipe)
+		return 0;
 	uint64_t bits[4] = { 0, 0, 0, 0 };
 	uint64_t file_end = w->end;
+	size_t tl = w->nr_live * sizeof(struct pd_section);
 
-	*features_error = 0;
-	/* Drop a partial append first: it frees room for the features. */
-	if (w->error && ftruncate(w->fd, (off_t)w->end) < 0)
+	/* Drop a partial append first: it frees room for the features. A
+	 * live table right after the data is kept. */
+	if (w->error && ftruncate(w->fd, (off_t)(w->end + tl)) < 0)
 		return -errno;
 	int ferr = write_features(w, f, nr, bits, &file_end);
 	if (ferr) {
-		memset(bits, 0, sizeof(bits));
-		file_end = w->end;
+		/* Fall back to the live features: their table is in place. */
+		memcpy(bits, w->live_bits, sizeof(bits));
+		file_end = w->end + tl;
+		if (tl && write_at(w->fd, w->live_table, tl, w->end) != 0)
+			memset(bits, 0, sizeof(bits));
 	}
-	/* Best effort: a pipe or special file cannot be truncated. */
+	/* Best effort: a special file cannot be truncated. */
 	int terr = ftruncate(w->fd, (off_t)file_end);
 	(void)terr;
 

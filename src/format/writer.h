@@ -1,41 +1,62 @@
 /*
- * writer.h - writing a perf.data file (file mode).
+ * writer.h - writing a perf.data file, or a perf.data stream to a pipe.
  *
- * Layout (the one perf 6.1 writes, perf-data-format.md 1.2):
- *   header (104) | ids of every attr | attrs (144 each) | data | feature
- *   section table | feature payloads
+ * File layout (the one perf 6.1 writes, perf-data-format.md 1.2):
+ *   header (104) | ids of every attr | attrs (144 each) | [live feature
+ *   payloads] | data | feature section table | feature payloads
  * The header is written first with data.size 0 and no feature bits, so a
- * file cut short at any moment is still a valid, empty recording. After
- * each complete drain pass the caller may checkpoint: data.size is
- * rewritten (8 bytes at offset 48) to cover exactly the records written so
- * far, so a recorder killed with SIGKILL leaves a file perf reads. Feature
- * bits are set only by writer_finish().
+ * file cut short at any moment is a valid, empty recording. After each
+ * complete drain pass the caller checkpoints: data.size is rewritten (8
+ * bytes at offset 48) to cover exactly the records written so far, so a
+ * recorder killed with SIGKILL leaves a file perf reads. Feature bits are
+ * set only by writer_finish(), except for "live" features (below).
+ *
+ * Live features: a feature perf cannot read the data without (COMPRESSED:
+ * its mmap_len sizes the decompression buffer) must exist in a killed
+ * file too. Its payload is placed before the data, and after every append
+ * the writer rewrites the one-entry section table right after the data
+ * and the header with data.size and the live bits. The new data is
+ * written around the old table entry first and over it last, so only two
+ * small pwrites separate an append from its header update.
+ *
+ * Pipe mode (perf record -o -, perf-data-format.md 6): a 16-byte header,
+ * one HEADER_ATTR record per event, an EVENT_UPDATE naming it, then
+ * HEADER_FEATURE records and the data; nothing is ever rewritten.
  *
  * Appends never copy: the iovecs (ring spans straight from the mmap) go to
- * pwritev. The writer owns no fd: the caller opens and closes it.
+ * pwritev/writev. The writer owns no fd: the caller opens and closes it.
  */
 #ifndef PSREC_FORMAT_WRITER_H
 #define PSREC_FORMAT_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
 #include "psrec/perf_data.h"
 
+#define WRITER_MAX_LIVE 2
+
 struct writer {
 	int fd;
+	bool pipe;
 	uint64_t data_offset;   /* where the record stream starts */
 	uint64_t end;           /* file offset after the last complete append */
 	uint64_t committed;     /* data bytes the on-disk header covers */
 	int error;              /* first append error (-errno), sticky */
 	struct pd_file_header hdr;
+	size_t nr_live;
+	uint32_t live_id[WRITER_MAX_LIVE];
+	struct pd_section live_table[WRITER_MAX_LIVE];
+	uint64_t live_bits[4];
 };
 
 struct writer_event {
 	const struct pd_attr *attr;
 	const uint64_t *ids;
 	size_t nr_ids;
+	const char *name;       /* pipe mode: sent as an EVENT_UPDATE */
 };
 
 struct writer_feature {
@@ -50,21 +71,35 @@ struct writer_feature {
  */
 int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr);
 
+/* The same with live features (at most WRITER_MAX_LIVE, ascending ids). */
+int writer_begin_live(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
+		      const struct writer_feature *live, size_t nr_live);
+
 /*
- * Append whole records (any number of iovecs) to the data section. On
- * failure (ENOSPC, EIO...) returns -errno, remembers it in w->error and
- * refuses further appends; w->end still marks the last complete append, so
- * a partially written tail is never counted.
+ * Pipe mode: write the pipe header, a HEADER_ATTR and an EVENT_UPDATE
+ * (name) per event, and a HEADER_FEATURE record per feature (ids < 32
+ * only; perf 6.1 rejects larger ones). No end marker is written.
+ */
+int writer_begin_pipe(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
+		      const struct writer_feature *f, size_t nr_features);
+
+/*
+ * Append whole records (the iovecs hold complete records back to back).
+ * On failure (ENOSPC, EIO, EPIPE...) returns -errno, remembers it in
+ * w->error and refuses further appends. In file mode, the complete records
+ * that reached the disk before the error are kept (w->end covers them); a
+ * partial record never counts.
  */
 int writer_append(struct writer *w, const struct iovec *iov, int iovcnt);
 
-/* Bytes of record data written so far (complete appends only). */
+/* Bytes of record data written so far (complete records only). */
 static inline uint64_t writer_data_size(const struct writer *w)
 {
 	return w->end - w->data_offset;
 }
 
-/* Rewrite data.size in the on-disk header to cover every complete append. */
+/* Rewrite data.size in the on-disk header to cover every complete append
+ * (no-op in pipe mode and with live features, which do it per append). */
 int writer_checkpoint(struct writer *w);
 
 /*
@@ -72,9 +107,10 @@ int writer_checkpoint(struct writer *w);
  * (ascending feature id; ids >= 256 or duplicates are not written),
  * truncate anything past them (a partial append), and rewrite the header
  * with data.size and the feature bitmap. If the features cannot be written
- * (disk full), the file is finished without them (feature bitmap 0, still
- * valid) and *features_error gets the -errno. Returns 0, or -errno when
- * even the header could not be rewritten.
+ * (disk full), the file is finished without them (only the live features,
+ * which need 16 bytes that are already there; still valid) and
+ * *features_error gets the -errno. Returns 0, or -errno when even the
+ * header could not be rewritten. Pipe mode: nothing to do.
  */
 int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 		  int *features_error);

@@ -29,10 +29,52 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A pass with compression: one ring at a time, then the round marker. */
+static int drain_pass_compressed(struct sampler *s, struct writer *w, const struct loop_config *c,
+				 struct loop_stats *st)
+{
+	struct ring_tally pass = { 0 };
+	bool wrote = false;
+	int err = 0;
+	for (size_t i = 0; i < s->nr_cpus && !err; i++) {
+		struct ring *r = &s->rings[i];
+		struct iovec iov[2];
+		size_t bytes, len;
+		int k = ring_read_span(r, iov, &bytes);
+		if (k <= 0) {
+			if (k < 0)
+				st->bad_spans++;
+			continue;
+		}
+		if (ring_scan(r, c->time_offset, &pass) < 0)
+			st->bad_spans++;
+		err = compress_span(c->compress, iov, k, &len);
+		ring_release(r);
+		if (!err) {
+			struct iovec out = { c->compress->out, len };
+			err = writer_append(w, &out, 1);
+			wrote = true;
+		}
+	}
+	if (!err && wrote) {
+		struct iovec round = { (void *)&finished_round, sizeof(finished_round) };
+		err = writer_append(w, &round, 1);
+	}
+	if (err)
+		return err;
+	if (wrote) {
+		ring_tally_add(&st->tally, &pass);
+		st->passes++;
+	}
+	return 0;
+}
+
 /* One pass over every ring; iov has room for 2 per ring + 1. */
 static int drain_pass(struct sampler *s, struct writer *w, const struct loop_config *c,
 		      struct loop_stats *st, struct iovec *iov)
 {
+	if (c->compress)
+		return drain_pass_compressed(s, w, c, st);
 	int n = 0;
 	size_t total = 0;
 	struct ring_tally pass = { 0 };

@@ -4,7 +4,9 @@
  *
  * Each pass reads every ring's head once, writes all unread spans plus one
  * FINISHED_ROUND in a single pwritev (no per-record copying), then releases
- * the tails. Passes run when a ring wakes poll (half full), and at least
+ * the tails. With compression, each ring's span is compressed straight from
+ * the mmap and written on its own; the FINISHED_ROUND (never compressed)
+ * still closes the pass. Passes run when a ring wakes poll (half full), and at least
  * every LOOP_DRAIN_MS otherwise, so little is lost if psrec is killed;
  * data.size in the header is checkpointed at least every
  * LOOP_CHECKPOINT_MS. The loop ends when every target process has exited,
@@ -16,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/compress.h"
 #include "format/writer.h"
 #include "record/ring.h"
 #include "record/sampler.h"
@@ -40,6 +43,8 @@ struct loop_config {
 				   keep recording until it exits */
 	uint64_t duration_ms;   /* 0: no deadline */
 	int time_offset;        /* of TIME in a SAMPLE, for the tally */
+	struct compressor *compress; /* -z: ring data goes out as COMPRESSED
+					records, one ring at a time; NULL = raw */
 	/* Called about every LOOP_STATUS_MS with the elapsed time, if set. */
 	void (*status)(void *ctx, const struct loop_stats *st, double elapsed_s, uint64_t bytes);
 	void *status_ctx;

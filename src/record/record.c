@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format/compress.h"
 #include "format/feature.h"
 #include "format/sample.h"
 #include "format/writer.h"
@@ -97,6 +98,8 @@ struct feature_inputs {
 	const struct sampler *sampler;
 	uint64_t first_time, last_time;
 	uint64_t tod_ns, clk_ns;
+	const struct compressor *compress;  /* NULL without -z */
+	uint32_t mmap_len;                  /* largest decompressed record */
 };
 
 #define MAX_FEATURES 16
@@ -168,6 +171,9 @@ static int build_features(const struct feature_inputs *in, struct buf *bufs,
 		uint64_t ns = (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec;
 		ADD(PD_FEAT_CLOCKID, feature_clockid(b, ns ? ns : 1));
 	}
+	if (in->compress)
+		ADD(PD_FEAT_COMPRESSED, feature_compressed(b, (uint32_t)in->compress->level,
+							   compress_ratio(in->compress), in->mmap_len));
 	ADD(PD_FEAT_CLOCK_DATA, feature_clock_data(b, (uint32_t)in->opts->clockid, in->tod_ns, in->clk_ns));
 #undef ADD
 	*nr = n;
@@ -180,10 +186,16 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Header, attrs and ids. */
-static int write_header(struct writer *w, int fd, const struct sampler *s, const char *output,
-			struct err *e)
+/*
+ * Header, attrs and ids. A pipe gets its features now (it cannot be
+ * rewritten later; the sample times are then 0, as perf writes them); a
+ * compressed file gets COMPRESSED as a live feature, so that even a killed
+ * recording tells perf how to decompress.
+ */
+static int write_header(struct writer *w, int fd, const struct feature_inputs *in, struct err *e)
 {
+	const struct sampler *s = in->sampler;
+	const char *output = in->opts->pipe ? "standard output" : in->opts->output;
 	struct writer_event wev[MAX_EVENTS];
 	if (s->nr_events > MAX_EVENTS)
 		return err_set(e, -E2BIG, "too many events (%zu); at most %d", s->nr_events, MAX_EVENTS);
@@ -191,8 +203,29 @@ static int write_header(struct writer *w, int fd, const struct sampler *s, const
 		wev[i].attr = &s->ev[i].attr;
 		wev[i].ids = s->ev[i].ids;
 		wev[i].nr_ids = s->ev[i].nr_ids;
+		wev[i].name = s->ev[i].name;
 	}
-	int err = writer_begin(w, fd, wev, s->nr_events);
+	int err;
+	if (in->opts->pipe) {
+		struct buf bufs[MAX_FEATURES];
+		memset(bufs, 0, sizeof(bufs));
+		struct writer_feature feats[MAX_FEATURES];
+		size_t nf = 0;
+		err = build_features(in, bufs, feats, &nf);
+		if (!err)
+			err = writer_begin_pipe(w, fd, wev, s->nr_events, feats, nf);
+		for (size_t i = 0; i < MAX_FEATURES; i++)
+			buf_free(&bufs[i]);
+	} else if (in->compress) {
+		struct buf b = BUF_INIT;
+		err = feature_compressed(&b, (uint32_t)in->compress->level, 0, in->mmap_len);
+		struct writer_feature live = { PD_FEAT_COMPRESSED, b.data, b.len };
+		if (!err)
+			err = writer_begin_live(w, fd, wev, s->nr_events, &live, 1);
+		buf_free(&b);
+	} else {
+		err = writer_begin(w, fd, wev, s->nr_events);
+	}
 	if (err)
 		return err_set(e, err, "cannot write %s: %s", output, strerror(-err));
 	return 0;
@@ -250,20 +283,16 @@ static int synthesize(struct buf *b, const struct record_opts *o, pid_t child,
 	return err;
 }
 
-static int finish_file(struct writer *w, const struct hostinfo *host, const struct record_opts *o,
-		       const struct sampler *s, const struct loop_stats *st, uint64_t tod, uint64_t clk,
+static int finish_file(struct writer *w, struct feature_inputs *in, const struct loop_stats *st,
 		       struct record_result *res)
 {
 	struct buf bufs[MAX_FEATURES];
 	memset(bufs, 0, sizeof(bufs));
 	struct writer_feature feats[MAX_FEATURES];
 	size_t nf = 0;
-	struct feature_inputs in = {
-		.host = host, .opts = o, .sampler = s,
-		.first_time = st->tally.first_time, .last_time = st->tally.last_time,
-		.tod_ns = tod, .clk_ns = clk,
-	};
-	int err = build_features(&in, bufs, feats, &nf);
+	in->first_time = st->tally.first_time;
+	in->last_time = st->tally.last_time;
+	int err = build_features(in, bufs, feats, &nf);
 	if (err)
 		nf = 0;
 	int ferr = 0;
@@ -340,6 +369,8 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	sigset_t stop_set, old_mask;
 	bool mask_set = false, sampler_open_ok = false;
 	bool started = false;       /* the loop has begun: the file is kept */
+	struct compressor comp;
+	bool comp_ok = false;
 	bool launch = cmd_path != NULL;
 	int *target_fds = NULL;
 	size_t nr_target_fds = 0;
@@ -392,9 +423,13 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		goto out;
 	}
 
-	err = output_create(&out, o->output, e);
-	if (err)
-		goto out;
+	int out_fd = STDOUT_FILENO;
+	if (!o->pipe) {
+		err = output_create(&out, o->output, e);
+		if (err)
+			goto out;
+		out_fd = out.fd;
+	}
 
 	struct sampler_config sc = {
 		.events = o->events.ev, .nr_events = o->events.nr,
@@ -405,7 +440,9 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	};
 	struct perm_failure pf;
 	if (launch) {
-		err = target_fork(&child, cmd_path, o->cmd, &old_mask, e);
+		/* In pipe mode stdout carries the recording: the command's
+		 * own output goes to stderr, as perf record does. */
+		err = target_fork(&child, cmd_path, o->cmd, &old_mask, o->pipe, e);
 		if (err)
 			goto out;
 		pid_t pids[1] = { child.pid };
@@ -440,7 +477,21 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	res->nr_cpus = smp.nr_cpus;
 	res->ring_bytes = smp.rings[0].size;
 
-	err = write_header(&w, out.fd, &smp, o->output, e);
+	if (o->compress_level) {
+		err = compress_init(&comp, o->compress_level, smp.rings[0].size);
+		if (err) {
+			err = err_set(e, err, "cannot set up zstd compression: %s", strerror(-err));
+			goto out;
+		}
+		comp_ok = true;
+	}
+	struct feature_inputs fin = {
+		.host = &host, .opts = o, .sampler = &smp,
+		.tod_ns = clock_ns(CLOCK_REALTIME), .clk_ns = clock_ns(o->clockid),
+		.compress = comp_ok ? &comp : NULL,
+		.mmap_len = (uint32_t)smp.rings[0].size,
+	};
+	err = write_header(&w, out_fd, &fin, e);
 	if (!err)
 		err = synthesize_kernel(&synth, &smp, h);
 	if (err)
@@ -449,9 +500,11 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	 * big old file takes the kernel tens of milliseconds, long enough to
 	 * overflow a ring that is already filling. A failure from here until
 	 * the loop undoes it (output_abort). */
-	err = output_commit(&out, e);
-	if (err)
-		goto out;
+	if (!o->pipe) {
+		err = output_commit(&out, e);
+		if (err)
+			goto out;
+	}
 	if (!launch) {
 		/* Enable before scanning /proc: a mapping made meanwhile is
 		 * then seen by the kernel (MMAP2 in the ring) or by the scan. */
@@ -470,11 +523,9 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	if (!err)
 		err = writer_checkpoint(&w);
 	if (err) {
-		err = err_set(e, err, "cannot write %s: %s", o->output, strerror(-err));
+		err = err_set(e, err, "cannot write %s: %s", o->pipe ? "standard output" : o->output, strerror(-err));
 		goto out;
 	}
-	uint64_t tod = clock_ns(CLOCK_REALTIME);
-	uint64_t clk = clock_ns(o->clockid);
 
 	if (launch) {
 		err = target_exec(&child);
@@ -517,6 +568,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		.time_offset = sample_time_offset(SAMPLER_SAMPLE_TYPE),
 		.status = h ? h->status : NULL,
 		.status_ctx = h ? h->ctx : NULL,
+		.compress = comp_ok ? &comp : NULL,
 	};
 	err = loop_run(&smp, &w, &lc, &res->stats);
 	if (err) {
@@ -536,14 +588,18 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		res->target_exited = true;
 		res->target_status = child.status;
 	}
-	err = finish_file(&w, &host, o, &smp, &res->stats, tod, clk, res);
+	err = finish_file(&w, &fin, &res->stats, res);
 	if (err) {
 		err = err_set(e, err, "cannot finish %s: %s", o->output, strerror(-err));
 		goto out;
 	}
 	struct stat st;
-	if (fstat(out.fd, &st) == 0)
+	if (o->pipe)
+		res->file_bytes = w.end;
+	else if (fstat(out.fd, &st) == 0)
 		res->file_bytes = (uint64_t)st.st_size;
+	if (comp_ok)
+		res->compress_ratio = compress_ratio(&comp);
 	res->lost = res->stats.tally.lost > res->stats.tally.lost_samples ?
 		    res->stats.tally.lost : res->stats.tally.lost_samples;
 
@@ -560,6 +616,8 @@ out:
 		free(target_fds);
 	target_attach_free(&ta);
 	output_close(&out);
+	if (comp_ok)
+		compress_free(&comp);
 	buf_free(&synth);
 	if (sigfd >= 0)
 		close(sigfd);

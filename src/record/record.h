@@ -42,6 +42,7 @@ struct record_result {
 	size_t nr_threads;      /* threads events were opened on (attach) */
 	size_t nr_processes;    /* processes synthesized from /proc */
 	size_t nr_maps;         /* mappings synthesized */
+	uint32_t compress_ratio; /* -z: original / compressed */
 };
 
 /*

@@ -78,11 +78,14 @@ static int sys_pidfd_open(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-static void child_run(int go, int ex, const char *path, char *const argv[], const sigset_t *mask)
+static void child_run(int go, int ex, const char *path, char *const argv[], const sigset_t *mask,
+		      bool stdout_to_stderr)
 {
 	char byte;
 	ssize_t n;
 
+	if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(126);
 	/* Ignored signals stay ignored across exec: give the command defaults. */
 	signal(SIGPIPE, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
@@ -100,7 +103,7 @@ static void child_run(int go, int ex, const char *path, char *const argv[], cons
 }
 
 int target_fork(struct target_child *c, const char *path, char *const argv[],
-		const sigset_t *child_mask, struct err *e)
+		const sigset_t *child_mask, bool stdout_to_stderr, struct err *e)
 {
 	int go[2], ex[2];
 
@@ -124,7 +127,7 @@ int target_fork(struct target_child *c, const char *path, char *const argv[],
 	if (pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child_run(go[0], ex[1], path, argv, child_mask);
+		child_run(go[0], ex[1], path, argv, child_mask, stdout_to_stderr);
 	}
 	close(go[0]);
 	close(ex[1]);

@@ -35,10 +35,12 @@ int target_find_command(const char *name, char **path);
 
 /*
  * Fork the child: it restores child_mask as its signal mask, waits for
- * target_exec(), then execs path with argv (environ unchanged).
+ * target_exec(), then execs path with argv (environ unchanged). With
+ * stdout_to_stderr its standard output goes to psrec's standard error
+ * (stdout carries the recording in pipe mode).
  */
 int target_fork(struct target_child *c, const char *path, char *const argv[],
-		const sigset_t *child_mask, struct err *e);
+		const sigset_t *child_mask, bool stdout_to_stderr, struct err *e);
 
 /* Release the child and wait until its exec has succeeded (0) or failed
  * (-errno of execve, with the child gone and reaped). */

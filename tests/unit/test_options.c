@@ -237,8 +237,42 @@ static void test_options_output(void **state)
 
 	char *empty[] = { S("psrec"), S("-o"), S(""), S("ls"), NULL };
 	expect_usage_error(ARGC(empty), empty, "-o");
+	/* -o - streams to stdout, unless stdout is a terminal. */
 	char *dash[] = { S("psrec"), S("-o"), S("-"), S("ls"), NULL };
-	expect_usage_error(ARGC(dash), dash, "-o");
+	if (isatty(STDOUT_FILENO)) {
+		expect_usage_error(ARGC(dash), dash, "standard output is a terminal");
+	} else {
+		parse(&p, ARGC(dash), dash);
+		assert_int_equal(p.rc, 0);
+		assert_true(p.o.pipe);
+		options_free(&p.o);
+	}
+}
+
+static void test_options_compression_levels(void **state)
+{
+	(void)state;
+	struct po p;
+	char *z[] = { S("psrec"), S("-z"), S("ls"), NULL };
+	parse(&p, ARGC(z), z);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.compress_level, 1);
+	options_free(&p.o);
+	char *lv[] = { S("psrec"), S("--compression-level=7"), S("ls"), NULL };
+	parse(&p, ARGC(lv), lv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.compress_level, 7);
+	options_free(&p.o);
+	char *none[] = { S("psrec"), S("ls"), NULL };
+	parse(&p, ARGC(none), none);
+	assert_int_equal(p.o.compress_level, 0);
+	options_free(&p.o);
+	char *bad0[] = { S("psrec"), S("--compression-level=0"), S("ls"), NULL };
+	expect_usage_error(ARGC(bad0), bad0, "1 to 22");
+	char *bad23[] = { S("psrec"), S("--compression-level=23"), S("ls"), NULL };
+	expect_usage_error(ARGC(bad23), bad23, "1 to 22");
+	char *badx[] = { S("psrec"), S("--compression-level=fast"), S("ls"), NULL };
+	expect_usage_error(ARGC(badx), badx, "--compression-level 'fast'");
 }
 
 static void expect_clock(const char *arg, int id)
@@ -805,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_options_mmap_pages_not_power_of_two_is_einval),
 		cmocka_unit_test(test_options_mmap_pages_malformed_is_einval),
 		cmocka_unit_test(test_options_output),
+		cmocka_unit_test(test_options_compression_levels),
 		cmocka_unit_test(test_options_clockid_names_and_numbers),
 		cmocka_unit_test(test_options_unknown_clock_is_einval),
 		cmocka_unit_test(test_options_unknown_option_is_einval),

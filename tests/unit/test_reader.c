@@ -338,19 +338,62 @@ static void test_reader_rejects_other_endian_magic_as_unsupported(void **state)
 	free(img);
 }
 
-static void test_reader_rejects_pipe_header_size_16_as_unsupported(void **state)
+/* A pipe stream: 16-byte header, HEADER_ATTR, HEADER_FEATURE, records. */
+static void test_reader_reads_a_pipe_stream(void **state)
 {
 	(void)state;
-	uint8_t pipe[16];
-	th_put_u64(pipe, 0, PD_MAGIC);
-	th_put_u64(pipe, 8, 16);
-	expect_open_error(pipe, sizeof(pipe), -ENOTSUP, true);
-	/* the same with a stream of records after it */
+	uint8_t buf[512];
+	size_t n = 0;
+	th_put_u64(buf, 0, PD_MAGIC);
+	th_put_u64(buf, 8, 16);
+	n = 16;
+	/* HEADER_ATTR: attr (128) + 2 ids */
+	struct pd_event_header h = { PD_RECORD_HEADER_ATTR, 0, 8 + 128 + 16 };
+	memcpy(buf + n, &h, 8);
+	memset(buf + n + 8, 0, 128);
+	th_put_u32(buf, n + 8 + 4, 128);                 /* attr.size */
+	th_put_u64(buf, n + 8 + 24, TH_SAMPLE_TYPE);     /* attr.sample_type */
+	th_put_u64(buf, n + 136, 11);
+	th_put_u64(buf, n + 144, 12);
+	n += h.size;
+	/* HEADER_FEATURE HOSTNAME: u64 id, then the string */
+	struct pd_event_header f = { PD_RECORD_HEADER_FEATURE, 0, 8 + 8 + 4 + 4 };
+	memcpy(buf + n, &f, 8);
+	th_put_u64(buf, n + 8, PD_FEAT_HOSTNAME);
+	th_put_u32(buf, n + 16, 4);
+	memcpy(buf + n + 20, "box", 4);
+	n += f.size;
+	th_make_sample(buf + n, 12, 0x1000, 1, 1, 5, 0, 1);
+	n += TH_SAMPLE_SIZE;
+
+	struct reader r;
+	struct err e = { "" };
+	assert_int_equal(reader_open_mem(&r, buf, n, &e), 0);
+	assert_true(r.pipe);
+	assert_int_equal(r.nr_attrs, 1);
+	assert_int_equal(r.attrs[0].nr_ids, 2);
+	assert_int_equal(r.attrs[0].ids[1], 12);
+	assert_int_equal(r.attrs[0].attr.sample_type, TH_SAMPLE_TYPE);
+	assert_true(reader_has_feature(&r, PD_FEAT_HOSTNAME));
+	assert_false(reader_has_feature(&r, PD_FEAT_OSRELEASE));
+	const uint8_t *p;
 	size_t len;
-	uint8_t *img = build_image(&len);
-	th_put_u64(img, 8, 16);
-	expect_open_error(img, len, -ENOTSUP, true);
-	free(img);
+	assert_int_equal(reader_feature(&r, PD_FEAT_HOSTNAME, &p, &len, &e), 0);
+	assert_int_equal(len, 8);
+	assert_string_equal((const char *)p + 4, "box");
+	/* The stream yields every record, attrs and features included. */
+	struct reader_record rec;
+	uint32_t types[4];
+	int k = 0;
+	while (reader_next(&r, &rec, &e) == 1 && k < 4)
+		types[k++] = rec.type;
+	assert_int_equal(k, 3);
+	assert_int_equal(types[0], PD_RECORD_HEADER_ATTR);
+	assert_int_equal(types[2], PD_RECORD_SAMPLE);
+	reader_close(&r);
+
+	/* A pipe header with no HEADER_ATTR after it is rejected. */
+	expect_open_error(buf, 16, -EINVAL, true);
 }
 
 static void test_reader_rejects_header_size_other_than_104(void **state)
@@ -990,7 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_reader_rejects_too_short_input),
 		cmocka_unit_test(test_reader_rejects_bad_magic_naming_offset_0),
 		cmocka_unit_test(test_reader_rejects_other_endian_magic_as_unsupported),
-		cmocka_unit_test(test_reader_rejects_pipe_header_size_16_as_unsupported),
+		cmocka_unit_test(test_reader_reads_a_pipe_stream),
 		cmocka_unit_test(test_reader_rejects_header_size_other_than_104),
 		cmocka_unit_test(test_reader_rejects_truncated_file_data_past_eof),
 		cmocka_unit_test(test_reader_rejects_oversized_data_section_without_overflow),
