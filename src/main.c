@@ -1,6 +1,6 @@
 /*
- * main.c - psrec's entry point: argv to a subcommand, errors to messages
- * and exit codes. The only file that prints usage or picks exit codes:
+ * main.c - psrec's entry point: argv to a subcommand (record, the default;
+ * recover), errors to messages and exit codes. The only file that prints usage or picks exit codes:
  *   0 success (or the recorded command's own exit status),
  *   1 runtime failure, 2 usage error,
  *   126/127 the command could not be run / was not found (like a shell),
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "format/recover.h"
 #include "record/loop.h"
 #include "record/record.h"
 #include "record/target.h"
@@ -183,7 +184,52 @@ static int cmd_record(int argc, char **argv)
 	return code;
 }
 
+static const char recover_usage[] =
+"usage: psrec recover FILE\n"
+"\n"
+"Repair, in place, a perf.data left by a perf record or psrec that was killed:\n"
+"data.size is set to the end of the last complete record and the feature\n"
+"bitmap is cleared (compressed data gets the COMPRESSED feature it needs).\n"
+"The file is never grown or truncated.\n";
+
+static int cmd_recover(int argc, char **argv)
+{
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		fputs(recover_usage, stdout);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "psrec: recover takes one perf.data file: psrec recover FILE\n");
+		return EXIT_USAGE;
+	}
+	struct recover_result r;
+	struct err e = { "" };
+	int err = recover_file(argv[1], &r, &e);
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	if (!r.changed) {
+		fprintf(stderr, "psrec: %s needs no repair: its header already covers its %" PRIu64 " records\n",
+			argv[1], r.records);
+		return 0;
+	}
+	if (r.compressed)
+		fprintf(stderr, "psrec: recovered %s: kept %" PRIu64 " records (%" PRIu64 " of them compressed), data size %" PRIu64
+			" -> %" PRIu64 " bytes, COMPRESSED feature rewritten (mmap_len %u)\n", argv[1], r.records, r.compressed,
+			r.old_data_size, r.data_size, r.mmap_len);
+	else
+		fprintf(stderr, "psrec: recovered %s: kept %" PRIu64 " records (%" PRIu64 " samples), data size %" PRIu64
+			" -> %" PRIu64 " bytes, feature bitmap cleared\n", argv[1], r.records, r.samples,
+			r.old_data_size, r.data_size);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	/* "psrec recover FILE"; anything else records (psrec -- recover ...
+	 * records a program called recover). */
+	if (argc > 1 && strcmp(argv[1], "recover") == 0)
+		return cmd_recover(argc - 1, argv + 1);
 	return cmd_record(argc, argv);
 }

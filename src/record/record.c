@@ -180,6 +180,14 @@ static int build_features(const struct feature_inputs *in, struct buf *bufs,
 	return err;
 }
 
+/* One line for a failed write of the output. */
+static int write_failed(const struct record_opts *o, int err, struct err *e)
+{
+	if (o->pipe && err == -EPIPE)
+		return err_set(e, err, "the reader of standard output went away before recording started");
+	return err_set(e, err, "cannot write %s: %s", o->pipe ? "standard output" : o->output, strerror(-err));
+}
+
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -195,7 +203,6 @@ static const char *base_name(const char *p)
 static int write_header(struct writer *w, int fd, const struct feature_inputs *in, struct err *e)
 {
 	const struct sampler *s = in->sampler;
-	const char *output = in->opts->pipe ? "standard output" : in->opts->output;
 	struct writer_event wev[MAX_EVENTS];
 	if (s->nr_events > MAX_EVENTS)
 		return err_set(e, -E2BIG, "too many events (%zu); at most %d", s->nr_events, MAX_EVENTS);
@@ -227,7 +234,7 @@ static int write_header(struct writer *w, int fd, const struct feature_inputs *i
 		err = writer_begin(w, fd, wev, s->nr_events);
 	}
 	if (err)
-		return err_set(e, err, "cannot write %s: %s", output, strerror(-err));
+		return write_failed(in->opts, err, e);
 	return 0;
 }
 
@@ -523,7 +530,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	if (!err)
 		err = writer_checkpoint(&w);
 	if (err) {
-		err = err_set(e, err, "cannot write %s: %s", o->pipe ? "standard output" : o->output, strerror(-err));
+		err = write_failed(o, err, e);
 		goto out;
 	}
 

@@ -4,22 +4,26 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 
-out="$TMP/k.data"
-"$PSREC" -q -e cpu-clock -F 1000 -o "$out" -- "$SPIN" 5 1 &
-pid=$!
-sleep 2
-child=$(pgrep -P "$pid" spin || true)
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
-[ -n "$child" ] && kill -KILL "$child" 2>/dev/null
-txt=$(report -i "$out" --no-children --sort sym)
-if grep -q 'data size field is 0' "$TMP/perf.err"; then
-	fail "killed file has data size 0"
-fi
-no_perf_warnings "killed recording"
-n=$(sed -n "s/^# Samples: \([0-9.]*\)\(K*\) of event.*/\1\2/p" <<<"$txt")
-n=${n/K/000}
-# 2 s at 1000 Hz = 2000 samples; at least half must have made it.
-[ "${n%.*}" -ge 1000 ] || fail "only $n samples survived 2 s of recording"
-"$PDCHECK" "$out" >/dev/null || fail "psrec's reader rejects the killed file"
-echo "ok: killed recording readable with $n samples"
+# With and without compression (-z keeps its COMPRESSED feature live).
+for z in "" -z; do
+	out="$TMP/k$z.data"
+	# shellcheck disable=SC2086
+	"$PSREC" -q $z -e cpu-clock -F 1000 -o "$out" -- "$SPIN" 5 1 &
+	pid=$!
+	sleep 2
+	child=$(pgrep -P "$pid" spin || true)
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	[ -n "$child" ] && kill -KILL "$child" 2>/dev/null
+	txt=$(report -i "$out" --no-children --sort sym)
+	if grep -q 'data size field is 0' "$TMP/perf.err"; then
+		fail "$z: killed file has data size 0"
+	fi
+	no_perf_warnings "killed recording $z"
+	n=$(report_samples <<<"$txt")
+	# 2 s at 1000 Hz = 2000 samples; at least half must have made it.
+	[ "${n:-0}" -ge 1000 ] || fail "$z: only ${n:-0} samples survived 2 s of recording"
+	"$PDCHECK" "$out" >/dev/null || fail "$z: psrec's reader rejects the killed file"
+	echo "killed $z: $n samples"
+done
+echo "ok: killed recordings readable"

@@ -1,0 +1,31 @@
+#!/bin/bash
+# -z: the same profile as without it, a much smaller file, and psrec's
+# reader agrees with perf on what is inside.
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+"$PSREC" -e cpu-clock -o "$TMP/plain.data" -- "$SPIN" 2 2 2>"$TMP/plain.err" || fail "psrec failed"
+"$PSREC" -e cpu-clock -z -o "$TMP/z.data" -- "$SPIN" 2 2 2>"$TMP/z.err" || fail "psrec -z failed"
+txt=$(report -i "$TMP/z.data" --no-children --sort sym)
+no_perf_warnings "-z"
+assert_near "$(sym_pct hot_a <<<"$txt")" 60 5 "hot_a share (-z)"
+assert_near "$(sym_pct hot_b <<<"$txt")" 30 5 "hot_b share (-z)"
+assert_near "$(sym_pct hot_c <<<"$txt")" 10 5 "hot_c share (-z)"
+plain=$(stat -c %s "$TMP/plain.data")
+z=$(stat -c %s "$TMP/z.data")
+[ $((z * 4)) -le "$plain" ] || fail "-z file is $z bytes, plain $plain: not 4x smaller"
+hdr=$("$PERF" report -i "$TMP/z.data" --header-only 2>/dev/null)
+grep -q '^# compressed : Zstd, level = 1, ratio = [0-9]' <<<"$hdr" || fail "no COMPRESSED feature in the header"
+
+pd=$("$PDCHECK" "$TMP/z.data") || fail "psrec's reader rejects the -z file"
+summary=$(sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$TMP/z.err")
+[ "$(pd_value samples "$pd")" = "$summary" ] || fail "reader counts $(pd_value samples "$pd") samples, summary says $summary"
+n=$("$PERF" script -i "$TMP/z.data" 2>/dev/null | wc -l)
+[ "$n" = "$summary" ] || fail "perf script prints $n samples, summary says $summary"
+
+# A higher level, and with call chains.
+"$PSREC" -q -e cpu-clock --compression-level=9 -g -o "$TMP/z9.data" -- "$DEEPREC" 1 50 || fail "-z 9 -g failed"
+grep -q -- '---rec_[ab]' <(report -i "$TMP/z9.data" --no-children --sort sym) || fail "-z -g: no call chains"
+no_perf_warnings "-z 9 -g"
+grep -q 'level = 9' <("$PERF" report -i "$TMP/z9.data" --header-only 2>/dev/null) || fail "level 9 not recorded"
+echo "ok: -z (plain $plain bytes, -z $z bytes)"

@@ -1,0 +1,35 @@
+#!/bin/bash
+# A full disk stops the recording with a clear message and exit 1; the file
+# keeps every complete record that fit and perf reads it. With and without -z.
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+[ "$(id -u)" = 0 ] || skip "needs root to mount a small tmpfs"
+mkdir "$TMP/small"
+mount -t tmpfs -o size=2m tmpfs "$TMP/small" || skip "cannot mount a tmpfs"
+trap 'umount "$TMP/small" 2>/dev/null; cleanup_bg' EXIT
+
+# Compressed samples are tiny: -z fills the disk with DWARF stack copies.
+for z in "" -z; do
+	rm -f "$TMP/small/"*
+	code=0
+	if [ -z "$z" ]; then
+		"$PSREC" -v -e cpu-clock -F 20000 -o "$TMP/small/full.data" -- "$SPIN" 20 2 2>"$TMP/err.txt" >/dev/null || code=$?
+		sym=hot_a
+	else
+		mount -o remount,size=512k "$TMP/small" || fail "cannot shrink the tmpfs"
+		"$PSREC" -v -z -e cpu-clock --call-graph dwarf -o "$TMP/small/full.data" -- "$NOFP" 20 2>"$TMP/err.txt" >/dev/null || code=$?
+		sym=leaf
+	fi
+	# The command outlives the recording; stop it so it does not starve the next one.
+	cmd_pid=$(sed -n 's/^psrec: recording .* (pid \([0-9]*\)).*/\1/p' "$TMP/err.txt")
+	[ -n "$cmd_pid" ] && kill -KILL "$cmd_pid" 2>/dev/null
+	[ "$code" = 1 ] || fail "$z: exit $code after the disk filled: $(cat "$TMP/err.txt")"
+	grep -Eq '^psrec: disk full after [0-9.]+ [KM]B; recording stopped, file is valid$' "$TMP/err.txt" ||
+		fail "$z: message: $(cat "$TMP/err.txt")"
+	txt=$(report -i "$TMP/small/full.data" --no-children --sort sym)
+	no_perf_warnings "full disk $z"
+	grep -q "$sym" <<<"$txt" || fail "$z: no samples in the file"
+	"$PDCHECK" "$TMP/small/full.data" >/dev/null || fail "$z: psrec's reader rejects the file"
+done
+echo "ok: full disk"

@@ -1,0 +1,62 @@
+#!/bin/bash
+# psrec recover: repairs a file perf record left when killed with -9
+# (data.size 0), also compressed, never grows or shrinks it, refuses what
+# is not perf.data, and leaves healthy files alone.
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+for z in "" -z; do
+	out="$TMP/killed$z.data"
+	# shellcheck disable=SC2086
+	"$PERF" record $z -m 8 -e cpu-clock -o "$out" -- "$SPIN" 6 1 2>/dev/null &
+	pid=$!
+	sleep 2
+	child=$(pgrep -P "$pid" spin || true)
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	[ -n "$child" ] && kill -KILL "$child" 2>/dev/null
+	size=$(stat -c %s "$out")
+	dsize=$(od -An -tu8 -j48 -N8 "$out" | tr -d ' ')
+	[ "$dsize" = 0 ] || fail "$z: perf record left data.size $dsize (the test expects 0)"
+	"$PERF" report -i "$out" --stdio 2>&1 | grep -q 'data size field is 0' || fail "$z: perf did not complain before the repair"
+
+	"$PSREC" recover "$out" 2>"$TMP/err.txt" || fail "$z: recover failed: $(cat "$TMP/err.txt")"
+	grep -Eq "^psrec: recovered $out: kept [0-9]+ records" "$TMP/err.txt" || fail "$z: message: $(cat "$TMP/err.txt")"
+	[ "$(stat -c %s "$out")" = "$size" ] || fail "$z: recover changed the file size"
+	txt=$(report -i "$out" --no-children --sort sym)
+	no_perf_warnings "recovered $z"
+	grep -q hot_a <<<"$txt" || fail "$z: no hot_a after the repair"
+	"$PDCHECK" "$out" >/dev/null || fail "$z: psrec's reader rejects the repaired file"
+
+	# A second run finds nothing to do and changes nothing.
+	sum=$(md5sum <"$out")
+	"$PSREC" recover "$out" 2>"$TMP/err.txt" || fail "$z: second recover failed"
+	grep -q 'needs no repair' "$TMP/err.txt" || fail "$z: second run: $(cat "$TMP/err.txt")"
+	[ "$(md5sum <"$out")" = "$sum" ] || fail "$z: second recover modified the file"
+done
+
+# A finished psrec file is left alone.
+"$PSREC" -q -e cpu-clock -o "$TMP/ok.data" -- "$SPIN" 0.3 1 || fail "psrec failed"
+sum=$(md5sum <"$TMP/ok.data")
+"$PSREC" recover "$TMP/ok.data" 2>/dev/null || fail "recover on a good file failed"
+[ "$(md5sum <"$TMP/ok.data")" = "$sum" ] || fail "recover modified a good file"
+
+# Not perf.data: clean error, exit 1, file untouched; usage errors exit 2.
+printf 'just some text, certainly not a perf.data file at all, long enough to have a header size......................................\n' >"$TMP/text"
+sum=$(md5sum <"$TMP/text")
+code=0
+"$PSREC" recover "$TMP/text" 2>"$TMP/err.txt" || code=$?
+[ "$code" = 1 ] || fail "recover on text: exit $code"
+grep -q 'is not a perf.data file' "$TMP/err.txt" || fail "recover on text: $(cat "$TMP/err.txt")"
+[ "$(md5sum <"$TMP/text")" = "$sum" ] || fail "recover modified a text file"
+"$PSREC" -q -e cpu-clock -o - -- true >"$TMP/stream.data"
+code=0
+"$PSREC" recover "$TMP/stream.data" 2>"$TMP/err.txt" || code=$?
+[ "$code" = 1 ] && grep -q 'pipe-format stream' "$TMP/err.txt" || fail "recover on a stream: $code $(cat "$TMP/err.txt")"
+code=0
+"$PSREC" recover "$TMP/missing.data" 2>"$TMP/err.txt" || code=$?
+[ "$code" = 1 ] && grep -q 'cannot open' "$TMP/err.txt" || fail "recover on a missing file: $code"
+code=0
+"$PSREC" recover 2>"$TMP/err.txt" || code=$?
+[ "$code" = 2 ] || fail "recover without a file: exit $code"
+echo "ok: recover"
