@@ -20,6 +20,7 @@
 static const char usage_text[] =
 "usage: psrec [options] [--] COMMAND [ARGS...]\n"
 "       psrec [options] -p PID[,PID...] | -t TID[,TID...] | -a\n"
+"       psrec recover FILE   (repair a recording whose recorder was killed)\n"
 "\n"
 "Run COMMAND, or attach to running processes or the whole system, and\n"
 "sample on every CPU into a perf.data file that perf report and perf\n"

@@ -19,26 +19,6 @@ TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
 WPIDS=""
 trap 'for p in $WPIDS; do kill -KILL $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
 
-# run MODE NAME CMD...: one recording (the word @OUT@ in CMD becomes the
-# output file); appends "bytes samples bytes/sample cpu_s lost maxrss" to
-# $TMP/MODE-NAME.txt
-run() {
-	local mode=$1 name=$2
-	shift 2
-	local data="$TMP/$mode-$name.data"
-	rm -f "$data"
-	local args=()
-	for a in "$@"; do [ "$a" = @OUT@ ] && args+=("$data") || args+=("$a"); done
-	"$B/tests/benchrun" "$TMP/cost" "${args[@]}" >/dev/null 2>&1 || true
-	local bytes samples lost
-	bytes=$(stat -c %s "$data")
-	samples=$(pd samples "$data")
-	lost=$(( $(pd lost "$data") > $(pd lost_samples "$data") ? $(pd lost "$data") : $(pd lost_samples "$data") ))
-	awk -v b="$bytes" -v s="$samples" -v u="$(kv user_s "$TMP/cost")" -v y="$(kv sys_s "$TMP/cost")" \
-		-v l="$lost" -v r="$(kv maxrss_kb "$TMP/cost")" \
-		'BEGIN { printf "%d %d %.1f %.3f %d %d\n", b, s, s ? b / s : 0, u + y, l, r }' >>"$TMP/$mode-$name.txt"
-}
-
 for mode in fp dwarf; do
 	if [ $mode = fp ]; then
 		"$B/tests/deeprec" 36000 50 &
@@ -52,16 +32,15 @@ for mode in fp dwarf; do
 	sleep 0.3
 	for _ in $(seq "$ROUNDS"); do
 		# shellcheck disable=SC2086
-		run $mode psrec "$B/psrec" -q -e cpu-clock $psrec_cg -p "$W" --duration "$SECONDS_PER_RUN" -o @OUT@
+		bench_run "$TMP/$mode-psrec.txt" "$B/psrec" -q -e cpu-clock $psrec_cg -p "$W" --duration "$SECONDS_PER_RUN" -o @OUT@
 		# shellcheck disable=SC2086
-		run $mode perf perf record -q -e cpu-clock $perf_cg -p "$W" -o @OUT@ -- sleep "$SECONDS_PER_RUN"
+		bench_run "$TMP/$mode-perf.txt" perf record -q -e cpu-clock $perf_cg -p "$W" -o @OUT@ -- sleep "$SECONDS_PER_RUN"
 		# shellcheck disable=SC2086
-		run $mode lean perf record -q -e cpu-clock $perf_cg --no-buildid --no-bpf-event -p "$W" -o @OUT@ -- sleep "$SECONDS_PER_RUN"
+		bench_run "$TMP/$mode-lean.txt" perf record -q -e cpu-clock $perf_cg --no-buildid --no-bpf-event -p "$W" -o @OUT@ -- sleep "$SECONDS_PER_RUN"
 	done
 	kill -KILL "$W"
 done
 
-col() { awk -v c="$2" '{ print $c }' "$TMP/$1.txt" | median; }
 echo "call graphs: ${SECONDS_PER_RUN} s attached to one busy thread at 4000 Hz, $ROUNDS rounds, medians"
 machine_facts
 echo
@@ -70,11 +49,11 @@ printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ------------ ------------ --------
 for mode in fp dwarf; do
 	for n in psrec perf lean; do
 		printf '| %-6s | %-10s | %10s | %8s | %12s | %9s | %6s | %10s |\n' $mode $n \
-			"$(col $mode-$n 1)" "$(col $mode-$n 2)" "$(col $mode-$n 3)" "$(col $mode-$n 4)" "$(col $mode-$n 5)" "$(col $mode-$n 6)"
+			"$(col "$TMP/$mode-$n.txt" 1)" "$(col "$TMP/$mode-$n.txt" 2)" "$(col "$TMP/$mode-$n.txt" 3)" "$(col "$TMP/$mode-$n.txt" 4)" "$(col "$TMP/$mode-$n.txt" 5)" "$(col "$TMP/$mode-$n.txt" 6)"
 	done
 done
 echo
 for mode in fp dwarf; do
-	awk -v m=$mode -v bp="$(col $mode-psrec 3)" -v bq="$(col $mode-lean 3)" -v cp="$(col $mode-psrec 4)" -v cq="$(col $mode-lean 4)" \
+	awk -v m=$mode -v bp="$(col "$TMP/$mode-psrec.txt" 3)" -v bq="$(col "$TMP/$mode-lean.txt" 3)" -v cp="$(col "$TMP/$mode-psrec.txt" 4)" -v cq="$(col "$TMP/$mode-lean.txt" 4)" \
 		'BEGIN { printf "%s: bytes/sample psrec/perf-lean %.2f, recorder CPU psrec/perf-lean %.2f\n", m, bp / bq, cq ? cp / cq : 0 }'
 done

@@ -25,3 +25,30 @@ pd() {
 machine_facts() {
 	echo "machine: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r), $(perf --version), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)"
 }
+
+# bench_run RESULT CMD...: one recording; the word @OUT@ in CMD becomes a
+# fresh output file. Appends to RESULT one line:
+#   bytes samples bytes/sample cpu_s lost maxrss_kb wall_s
+# (samples and lost read back with pdcheck, which reads perf's files too;
+# lost = the larger of the LOST and LOST_SAMPLES counts).
+bench_run() {
+	local result=$1
+	shift
+	local data="$TMP/run.data"
+	rm -f "$data"
+	local args=()
+	for a in "$@"; do [ "$a" = @OUT@ ] && args+=("$data") || args+=("$a"); done
+	"$B/tests/benchrun" "$TMP/cost" "${args[@]}" >/dev/null 2>&1 || true
+	local bytes samples lost ls
+	bytes=$(stat -c %s "$data" 2>/dev/null || echo 0)
+	samples=$(pd samples "$data")
+	lost=$(pd lost "$data")
+	ls=$(pd lost_samples "$data")
+	[ "${ls:-0}" -gt "${lost:-0}" ] && lost=$ls
+	awk -v b="$bytes" -v s="${samples:-0}" -v u="$(kv user_s "$TMP/cost")" -v y="$(kv sys_s "$TMP/cost")" \
+		-v l="${lost:-0}" -v r="$(kv maxrss_kb "$TMP/cost")" -v w="$(kv wall_s "$TMP/cost")" \
+		'BEGIN { printf "%d %d %.1f %.3f %d %d %.3f\n", b, s, s ? b / s : 0, u + y, l, r, w }' >>"$result"
+}
+
+# col FILE N: the median of column N of a bench_run result file
+col() { awk -v c="$2" '{ print $c }' "$1" | median; }
