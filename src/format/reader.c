@@ -345,7 +345,8 @@ static int decompress(struct reader *r, const struct reader_record *c, struct er
 		return -ENOMEM;
 	/* Keep the unread tail (a record split across two COMPRESSED ones). */
 	size_t rem = r->dlen - r->dpos;
-	memmove(r->dbuf, r->dbuf + r->dpos, rem);
+	if (rem)
+		memmove(r->dbuf, r->dbuf + r->dpos, rem);
 	r->dlen = rem;
 	r->dpos = 0;
 	size_t need = rem + r->mmap_len;
