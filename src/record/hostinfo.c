@@ -20,19 +20,34 @@
 
 #define CPU_SYSFS "/sys/devices/system/cpu"
 
-/* Value of the first "key : value" line of /proc/cpuinfo, squashed. */
-static int cpuinfo_value(const char *key, char *out, size_t len)
+/* The first CPU's block of /proc/cpuinfo (up to the first blank line):
+ * read once, and only that far, however many CPUs there are. */
+static void read_cpuinfo_block(char *buf, size_t len)
 {
+	buf[0] = '\0';
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	if (!f)
-		return -errno;
+		return;
+	size_t n = 0;
 	char line[1024];
+	while (fgets(line, sizeof(line), f) && line[0] != '\n') {
+		size_t l = strlen(line);
+		if (n + l + 1 > len)
+			break;
+		memcpy(buf + n, line, l + 1);
+		n += l;
+	}
+	fclose(f);
+}
+
+/* Value of the "key : value" line of a cpuinfo block, whitespace squashed. */
+static int cpuinfo_value(const char *block, const char *key, char *out, size_t len)
+{
 	size_t klen = strlen(key);
-	int found = -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
+	for (const char *line = block; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		if (strncmp(line, key, klen) != 0)
 			continue;
-		char *p = line + klen;
+		const char *p = line + klen;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p != ':')
@@ -50,28 +65,28 @@ static int cpuinfo_value(const char *key, char *out, size_t len)
 		while (o > 0 && out[o - 1] == ' ')
 			o--;
 		out[o] = '\0';
-		found = 0;
-		break;
+		return 0;
 	}
-	fclose(f);
-	return found;
+	return -ENOENT;
 }
 
-static void read_cpuid(struct hostinfo *h)
+static void read_cpuid(struct hostinfo *h, const char *block)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	char vendor[64], family[16], model[16], stepping[16];
-	if (cpuinfo_value("vendor_id", vendor, sizeof(vendor)) == 0 &&
-	    cpuinfo_value("cpu family", family, sizeof(family)) == 0 &&
-	    cpuinfo_value("model", model, sizeof(model)) == 0 &&
-	    cpuinfo_value("stepping", stepping, sizeof(stepping)) == 0)
+	if (cpuinfo_value(block, "vendor_id", vendor, sizeof(vendor)) == 0 &&
+	    cpuinfo_value(block, "cpu family", family, sizeof(family)) == 0 &&
+	    cpuinfo_value(block, "model", model, sizeof(model)) == 0 &&
+	    cpuinfo_value(block, "stepping", stepping, sizeof(stepping)) == 0)
 		snprintf(h->cpuid, sizeof(h->cpuid), "%s,%s,%s,%s", vendor, family, model, stepping);
 #elif defined(__aarch64__)
+	(void)block;
 	char midr[64];
 	if (sysfile_read_str(CPU_SYSFS "/cpu0/regs/identification/midr_el1", midr, sizeof(midr)) == 0)
 		snprintf(h->cpuid, sizeof(h->cpuid), "%s", midr);
 #else
 	(void)h;
+	(void)block;
 #endif
 }
 
@@ -197,9 +212,11 @@ int hostinfo_read(struct hostinfo *h)
 		snprintf(h->osrelease, sizeof(h->osrelease), "%s", u.release);
 		snprintf(h->arch, sizeof(h->arch), "%s", u.machine);
 	}
-	if (cpuinfo_value("model name", h->cpudesc, sizeof(h->cpudesc)))
+	char block[4096];
+	read_cpuinfo_block(block, sizeof(block));
+	if (cpuinfo_value(block, "model name", h->cpudesc, sizeof(h->cpudesc)))
 		h->cpudesc[0] = '\0';
-	read_cpuid(h);
+	read_cpuid(h, block);
 	h->nr_cpus_avail = count_cpus(CPU_SYSFS "/present");
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	h->nr_cpus_online = online > 0 ? (uint32_t)online : 0;

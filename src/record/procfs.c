@@ -93,6 +93,21 @@ int procfs_status(const char *root, pid_t pid, pid_t tid, struct procfs_status *
 	return 0;
 }
 
+int procfs_comm(const char *root, pid_t pid, pid_t tid, char name[PROCFS_COMM_MAX])
+{
+	char path[128], buf[64];
+	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", root, (int)pid, (int)tid);
+	int err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	size_t n = strcspn(buf, "\n");
+	if (n >= PROCFS_COMM_MAX)
+		n = PROCFS_COMM_MAX - 1;
+	memcpy(name, buf, n);
+	name[n] = '\0';
+	return 0;
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;

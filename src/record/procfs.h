@@ -28,6 +28,10 @@ struct procfs_status {
 /* Status of /proc/PID/task/TID (tid == pid for the process itself). */
 int procfs_status(const char *root, pid_t pid, pid_t tid, struct procfs_status *st);
 
+/* Just the name (comm) of /proc/PID/task/TID: one small read, much cheaper
+ * than the status file when there are thousands of threads. */
+int procfs_comm(const char *root, pid_t pid, pid_t tid, char name[PROCFS_COMM_MAX]);
+
 /* The thread ids of process pid, ascending (caller frees *tids). */
 int procfs_threads(const char *root, pid_t pid, pid_t **tids, size_t *n);
 

@@ -249,9 +249,9 @@ static int synthesize_kernel(struct buf *b, const struct sampler *s, const struc
 	if (!s->kernel_samples)
 		return 0;
 	struct kernel_map km;
-	int kerr = synth_find_kernel_map("/proc/kallsyms", &km);
+	int kerr = synth_find_kernel_map("/proc/kallsyms", "/proc/iomem", &km);
 	if (kerr == 0)
-		return synth_kernel_mmap(b, &km, sample_id_trailer_size(SAMPLER_SAMPLE_TYPE));
+		return synth_kernel_mmap(b, &km, sample_id_trailer_size(s->sample_type));
 	notice(h, RECORD_NOTICE_WARN, "kernel symbols unavailable (/proc/kallsyms: %s); kernel samples will not be resolved",
 	       kerr == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-kerr));
 	return 0;
@@ -259,10 +259,10 @@ static int synthesize_kernel(struct buf *b, const struct sampler *s, const struc
 
 /* What existed before recording started: the launched command's name or
  * the attached processes from /proc. */
-static int synthesize(struct buf *b, const struct record_opts *o, pid_t child,
-		      const struct target_attach *ta, struct record_result *res)
+static int synthesize(struct buf *b, const struct record_opts *o, const struct sampler *s,
+		      pid_t child, const struct target_attach *ta, struct record_result *res)
 {
-	size_t trailer = sample_id_trailer_size(SAMPLER_SAMPLE_TYPE);
+	size_t trailer = sample_id_trailer_size(s->sample_type);
 	int err = 0;
 	if (child > 0)
 		return synth_comm(b, child, child, base_name(o->cmd[0]), trailer);
@@ -281,8 +281,9 @@ static int synthesize(struct buf *b, const struct record_opts *o, pid_t child,
 	} else {
 		for (size_t i = 0; !err && i < ta->nr_procs; i++) {
 			const struct target_proc *p = &ta->procs[i];
-			err = synth_process(b, "/proc", p->pid, p->whole ? NULL : p->tids,
-					    p->whole ? 0 : p->nr_tids, data_maps, trailer, &cnt);
+			/* The thread lists are fresh from the rescan; threads born
+			 * since are covered by the kernel's own FORK/COMM. */
+			err = synth_process(b, "/proc", p->pid, p->tids, p->nr_tids, data_maps, trailer, &cnt);
 		}
 	}
 	res->nr_processes = cnt.processes;
@@ -444,6 +445,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		.freq = o->freq, .period = o->period,
 		.clockid = o->clockid, .mmap_pages = o->mmap_pages,
 		.callgraph = o->callgraph,
+		.sample_cpu = o->system_wide || o->cpus != NULL,
 	};
 	struct perm_failure pf;
 	if (launch) {
@@ -468,6 +470,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		 * threads; -a covers everything without inheriting. */
 		sc.inherit = o->nr_pids > 0;
 		sc.skip_vanished = true;
+		sc.open_enabled = true;
 		err = open_attached(&smp, &sc, &ta, &res->nr_threads, &pf, e);
 		if (err)
 			goto out;
@@ -513,16 +516,13 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 			goto out;
 	}
 	if (!launch) {
-		/* Enable before scanning /proc: a mapping made meanwhile is
-		 * then seen by the kernel (MMAP2 in the ring) or by the scan. */
-		err = sampler_enable(&smp);
-		if (err) {
-			err = err_set(e, err, "cannot enable the events: %s", strerror(-err));
-			goto out;
-		}
+		/* The events were opened enabled (sampling starts as each one
+		 * opens, no ENABLE pass over thousands of fds), and /proc is
+		 * scanned only now: a mapping made meanwhile is then seen by
+		 * the kernel (MMAP2 in the ring) or by the scan. */
 		res->setup_ms = ms_since(&t0);
 	}
-	err = synthesize(&synth, o, child.pid, &ta, res);
+	err = synthesize(&synth, o, &smp, child.pid, &ta, res);
 	if (!err) {
 		struct iovec iov = { synth.data, synth.len };
 		err = writer_append(&w, &iov, 1);
@@ -572,7 +572,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		.nr_target_fds = nr_target_fds,
 		.ignore_tty_sigint = launch,
 		.duration_ms = (uint64_t)(o->duration * 1000.0 + 0.5),
-		.time_offset = sample_time_offset(SAMPLER_SAMPLE_TYPE),
+		.time_offset = sample_time_offset(smp.sample_type),
 		.status = h ? h->status : NULL,
 		.status_ctx = h ? h->ctx : NULL,
 		.compress = comp_ok ? &comp : NULL,
@@ -583,7 +583,11 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		notice(h, RECORD_NOTICE_WARN, "poll failed: %s; stopping", strerror(-err));
 		err = 0;
 	}
-	sampler_disable(&smp);
+	/* A launched command's events stop before the last drain; attached
+	 * ones just stop being read (closing them ends them, without a
+	 * DISABLE per fd). */
+	if (launch)
+		sampler_disable(&smp);
 	if (res->stats.end_reason != LOOP_END_WRITE_ERROR) {
 		int derr = loop_drain(&smp, &w, &lc, &res->stats);
 		if (derr) {

@@ -24,8 +24,14 @@ static void build_attr(struct pd_attr *a, const struct evspec *ev, const struct 
 	a->type = ev->type;
 	a->size = PD_ATTR_SIZE;
 	a->config = ev->config;
-	a->sample_type = SAMPLER_SAMPLE_TYPE;
-	a->flags = PD_ATTR_DISABLED | PD_ATTR_SAMPLE_ID_ALL | PD_ATTR_USE_CLOCKID;
+	a->sample_type = SAMPLER_SAMPLE_BASE;
+	if (c->nr_events > 1)
+		a->sample_type |= PD_SAMPLE_IDENTIFIER;
+	if (c->sample_cpu)
+		a->sample_type |= PD_SAMPLE_CPU;
+	a->flags = PD_ATTR_SAMPLE_ID_ALL | PD_ATTR_USE_CLOCKID;
+	if (!c->open_enabled)
+		a->flags |= PD_ATTR_DISABLED;
 	if (c->period) {
 		a->sample_period = c->period;
 	} else {
@@ -166,6 +172,10 @@ static int open_pids(struct sampler *s, const struct sampler_config *c, const pi
 					fail_at(f, errno, ev, pids[pi], cpu, c);
 					return -f->code;
 				}
+				/* Ids tell events apart; a lone event needs just one
+				 * (pipe mode names it by id), not one per fd. */
+				if (c->nr_events == 1 && s->ev[ei].nr_ids > 0)
+					continue;
 				uint64_t id;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
 					fail_at(f, errno, ev, pids[pi], cpu, c);
@@ -207,6 +217,10 @@ static int try_open(struct sampler *s, const struct sampler_config *c, size_t pa
 		if (!c->events[i].exclude_kernel)
 			s->kernel_samples = true;
 	}
+	/* Without call-graph bits: what the sample_id trailer and the TIME
+	 * offset are computed from. */
+	s->sample_type = s->ev[0].attr.sample_type & ~(PD_SAMPLE_CALLCHAIN | PD_SAMPLE_REGS_USER |
+						       PD_SAMPLE_STACK_USER | PD_SAMPLE_BRANCH_STACK);
 	int r = open_pids(s, c, c->pids, c->nr_pids, vanished, f);
 	free(vanished);
 	if (r == 0 && s->nr_skipped == c->nr_pids) {

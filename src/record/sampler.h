@@ -8,7 +8,7 @@
  * many events and threads are recorded. Each fd's sample id (from
  * PERF_EVENT_IOC_ID) is listed under its event, for the file's ids sections.
  *
- * Attrs: sample_type IDENTIFIER|IP|TID|TIME|CPU|PERIOD, sample_id_all,
+ * Attrs: sample_type IP|TID|TIME|PERIOD (+IDENTIFIER, +CPU, see below), sample_id_all,
  * use_clockid, disabled (+ inherit for a command or -p, + enable_on_exec
  * for a launched command); the first event also tracks
  * mmap/mmap2/comm/comm_exec/task, so side-band records are not duplicated
@@ -37,8 +37,14 @@
 #include "record/perm.h"
 #include "record/ring.h"
 
-#define SAMPLER_SAMPLE_TYPE (PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | \
-			     PD_SAMPLE_TIME | PD_SAMPLE_CPU | PD_SAMPLE_PERIOD)
+/*
+ * What every sample carries: the fields perf record uses, so a sample is
+ * no bigger than perf's (40 bytes without call chains). PERIOD because
+ * in frequency mode the period varies; IDENTIFIER only when several
+ * events share the rings (it tells them apart from any record); CPU only
+ * for CPU-wide recordings (-a, -C), as perf does.
+ */
+#define SAMPLER_SAMPLE_BASE (PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_PERIOD)
 
 struct sampler_config {
 	struct evspec *events;      /* updated in place by the fallbacks */
@@ -54,6 +60,8 @@ struct sampler_config {
 	bool enable_on_exec;        /* a launched command: start at its exec */
 	bool inherit;               /* follow new threads and children */
 	bool skip_vanished;         /* a thread that exited is skipped (attach) */
+	bool sample_cpu;            /* samples carry the CPU (CPU-wide recording) */
+	bool open_enabled;          /* sample from each open on (attach) */
 	struct callgraph callgraph; /* call chains, if any */
 };
 
@@ -82,6 +90,7 @@ struct sampler {
 	bool default_fell_back;     /* default cycles became cpu-clock */
 	bool ring_shrunk;           /* locked-memory limit forced a smaller -m */
 	bool kernel_samples;        /* some event samples kernel mode */
+	uint64_t sample_type;       /* the base sample_type of every event */
 };
 
 /* Open, map and redirect everything; on failure nothing stays open and *f

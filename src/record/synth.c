@@ -16,8 +16,36 @@
 #define KERNEL_MMAP_NAME "[kernel.kallsyms]_text"
 #define COMM_MAX 16
 
-int synth_find_kernel_map(const char *kallsyms, struct kernel_map *km)
+/* Length of the "Kernel code" resource in iomem, 0 if unknown or hidden. */
+static uint64_t kernel_code_len(const char *iomem)
 {
+#if defined(__x86_64__) || defined(__i386__)
+	FILE *f = iomem ? fopen(iomem, "re") : NULL;
+	if (!f)
+		return 0;
+	char line[256];
+	uint64_t len = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		char name[64];
+		if (sscanf(line, " %llx-%llx : %63[^\n]", &a, &b, name) == 3 &&
+		    strcmp(name, "Kernel code") == 0) {
+			if (b > a)
+				len = b - a + 1;
+			break;
+		}
+	}
+	fclose(f);
+	return len;
+#else
+	(void)iomem;
+	return 0; /* arm64's resource starts at _stext and ends elsewhere */
+#endif
+}
+
+int synth_find_kernel_map(const char *kallsyms, const char *iomem, struct kernel_map *km)
+{
+	uint64_t code_len = kernel_code_len(iomem);
 	FILE *f = fopen(kallsyms, "re");
 	if (!f)
 		return -errno;
@@ -34,6 +62,10 @@ int synth_find_kernel_map(const char *kallsyms, struct kernel_map *km)
 		if (n == 5 && memcmp(name, "_text", 5) == 0) {
 			km->start = strtoull(line, NULL, 16);
 			have_text = true;
+			if (code_len && km->start) {
+				km->end = km->start + code_len;
+				have_etext = true;
+			}
 		} else if (n == 6 && memcmp(name, "_etext", 6) == 0) {
 			km->end = strtoull(line, NULL, 16);
 			have_etext = true;
@@ -171,13 +203,15 @@ int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids,
 	}
 	size_t threads = 0;
 	for (size_t i = 0; !err && i < n; i++) {
-		struct procfs_status st;
-		if (procfs_status(root, pid, tids[i], &st))
+		char name[PROCFS_COMM_MAX];
+		if (tids[i] == pid)
+			memcpy(name, leader.name, sizeof(name));
+		else if (procfs_comm(root, pid, tids[i], name))
 			continue; /* the thread exited; the process goes on */
 		pid_t parent = tids[i] == pid ? leader.ppid : pid;
 		err = synth_fork(b, pid, parent, tids[i], parent, trailer_size);
 		if (!err)
-			err = synth_comm(b, pid, tids[i], st.name, trailer_size);
+			err = synth_comm(b, pid, tids[i], name, trailer_size);
 		threads++;
 	}
 	free(all);

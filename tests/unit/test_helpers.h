@@ -204,7 +204,7 @@ static inline void th_put_file(const char *path, const char *content)
 
 /*
  * Thread tid of process pid in the fake root: status with Name/State/Tgid/
- * PPid/Uid lines and stat with the given comm and flags (field 9).
+ * PPid/Uid lines, stat with the given comm and flags (field 9), and comm.
  */
 static inline void th_fake_thread_ex(const char *root, int pid, int tid, const char *name,
 				     const char *stat_comm, int ppid, unsigned uid, char state,
@@ -235,6 +235,9 @@ static inline void th_fake_thread_ex(const char *root, int pid, int tid, const c
 		 "%d (%s) %c %d %d %d 0 -1 %u 120 0 0 0 5 3 0 0 20 0 1 0 12345 1000000 200 "
 		 "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n",
 		 tid, stat_comm, state, ppid, pid, pid, flags);
+	th_put_file(path, text);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", root, pid, tid);
+	snprintf(text, sizeof(text), "%s\n", name);
 	th_put_file(path, text);
 }
 

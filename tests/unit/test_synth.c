@@ -17,7 +17,7 @@ static int find_in(const char *content, struct kernel_map *km)
 {
 	char path[64];
 	th_write_file(path, content, strlen(content));
-	int rc = synth_find_kernel_map(path, km);
+	int rc = synth_find_kernel_map(path, NULL, km);
 	unlink(path);
 	return rc;
 }
@@ -42,6 +42,39 @@ static void test_synth_find_kernel_map_finds_text_and_etext(void **state)
 	assert_int_equal(km.end, 0xffffffff8220bb08ULL);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+/* With iomem's "Kernel code" resource, _etext is not needed: only the lines
+ * up to _text are read (a later, different _etext is ignored). */
+static void test_synth_find_kernel_map_uses_iomem_kernel_code_length(void **state)
+{
+	(void)state;
+	const char *ks =
+		"0000000000000000 A fixed_percpu_data\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff89999999 T _etext\n";
+	const char *io =
+		"00000000-00000fff : Reserved\n"
+		"00100000-bffdffff : System RAM\n"
+		"  01000000-02276f47 : Kernel code\n"
+		"  02400000-02e0cfff : Kernel rodata\n";
+	char kpath[64], ipath[64];
+	th_write_file(kpath, ks, strlen(ks));
+	th_write_file(ipath, io, strlen(io));
+	struct kernel_map km = { 0, 0 };
+	assert_int_equal(synth_find_kernel_map(kpath, ipath, &km), 0);
+	assert_int_equal(km.start, 0xffffffff81000000ULL);
+	assert_int_equal(km.end, 0xffffffff81000000ULL + 0x1276f48);
+
+	/* Hidden iomem addresses (non-root reads zeros): fall back to _etext. */
+	const char *hidden = "  00000000-00000000 : Kernel code\n";
+	th_write_file(ipath, hidden, strlen(hidden));
+	assert_int_equal(synth_find_kernel_map(kpath, ipath, &km), 0);
+	assert_int_equal(km.end, 0xffffffff89999999ULL);
+	unlink(kpath);
+	unlink(ipath);
+}
+#endif
+
 static void test_synth_find_kernel_map_accepts_etext_before_text(void **state)
 {
 	(void)state;
@@ -62,7 +95,7 @@ static void test_synth_find_kernel_map_missing_symbols_is_enoent(void **state)
 	assert_int_equal(find_in("ffffffff82000000 T _etext\n", &km), -ENOENT);
 	assert_int_equal(find_in("", &km), -ENOENT);
 	assert_int_equal(find_in("garbage\nmore garbage without spaces\n\n", &km), -ENOENT);
-	assert_int_equal(synth_find_kernel_map("/tmp/psrec-unit-no-such-dir/kallsyms", &km), -ENOENT);
+	assert_int_equal(synth_find_kernel_map("/tmp/psrec-unit-no-such-dir/kallsyms", NULL, &km), -ENOENT);
 }
 
 static void test_synth_find_kernel_map_zero_addresses_are_eperm(void **state)
@@ -871,6 +904,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synth_find_kernel_map_finds_text_and_etext),
+#if defined(__x86_64__) || defined(__i386__)
+		cmocka_unit_test(test_synth_find_kernel_map_uses_iomem_kernel_code_length),
+#endif
 		cmocka_unit_test(test_synth_find_kernel_map_accepts_etext_before_text),
 		cmocka_unit_test(test_synth_find_kernel_map_missing_symbols_is_enoent),
 		cmocka_unit_test(test_synth_find_kernel_map_zero_addresses_are_eperm),

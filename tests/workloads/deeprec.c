@@ -3,6 +3,7 @@
  * pointers.
  *
  * usage: deeprec [SECONDS [DEPTH]]   (default 1.0 s, depth 50)
+ *        deeprec -n LOOPS [DEPTH]     fixed work: LOOPS rounds of the leaf
  *
  * main -> rec_a -> rec_b -> rec_a -> ... (DEPTH frames) -> leaf_burn, which
  * burns the CPU: every sample's chain is DEPTH frames of rec_a/rec_b
@@ -10,13 +11,17 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "benchstat.h"
 
 void rec_a(int depth, double until);
 void rec_b(int depth, double until);
 void leaf_burn(double until);
 
 static volatile unsigned long sink;
+static long loops; /* > 0: fixed work instead of a duration */
 
 static double now(void)
 {
@@ -27,7 +32,7 @@ static double now(void)
 
 __attribute__((noipa)) void leaf_burn(double until)
 {
-	while (now() < until)
+	for (long n = 0; loops > 0 ? n < loops : now() < until; n++)
 		for (int i = 0; i < 200000; i++)
 			sink = sink * 7 + (unsigned long)i;
 }
@@ -53,12 +58,21 @@ __attribute__((noipa)) void rec_b(int depth, double until)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 1.0;
+	benchstat_start();
+	double secs = 1.0;
+	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+		loops = atol(argv[2]);
+		argv += 1;
+		argc -= 1;
+	} else if (argc > 1) {
+		secs = atof(argv[1]);
+	}
 	int depth = argc > 2 ? atoi(argv[2]) : 50;
 	if (secs <= 0 || depth < 1) {
 		fprintf(stderr, "usage: deeprec [SECONDS [DEPTH]]\n");
 		return 2;
 	}
 	rec_a(depth, now() + secs);
+	benchstat_work = loops;
 	return 0;
 }

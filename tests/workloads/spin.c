@@ -2,6 +2,7 @@
  * spin - a CPU burner with a known profile.
  *
  * usage: spin [SECONDS [THREADS]]   (default 1.0 s, 2 threads)
+ *        spin -n LOOPS [THREADS]     fixed work: LOOPS rounds per thread
  *
  * Each thread repeats: 6 units of work in hot_a, 3 in hot_b, 1 in hot_c,
  * so a profile must show hot_a/hot_b/hot_c at 60/30/10 percent. The three
@@ -11,7 +12,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "benchstat.h"
 
 #define UNIT_ITERS 200000
 
@@ -54,6 +58,7 @@ __attribute__((noipa)) void hot_c(int units)
 }
 
 static double seconds;
+static long loops; /* > 0: fixed work instead of a duration */
 
 static double now(void)
 {
@@ -66,20 +71,30 @@ static void *worker(void *arg)
 {
 	(void)arg;
 	double end = now() + seconds;
-	while (now() < end) {
+	long i;
+	for (i = 0; loops > 0 ? i < loops : now() < end; i++) {
 		hot_a(6);
 		hot_b(3);
 		hot_c(1);
 	}
+	__atomic_add_fetch(&benchstat_work, i, __ATOMIC_RELAXED);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	benchstat_start();
+	if (argc > 2 && strcmp(argv[1], "-n") == 0) {
+		loops = atol(argv[2]);
+		argv += 1;
+		argc -= 1;
+		seconds = 1;
+	} else {
+		seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	}
 	int threads = argc > 2 ? atoi(argv[2]) : 2;
-	if (seconds <= 0 || threads < 1 || threads > 1024) {
-		fprintf(stderr, "usage: spin [SECONDS [THREADS]]\n");
+	if (seconds <= 0 || loops < 0 || threads < 1 || threads > 1024) {
+		fprintf(stderr, "usage: spin [SECONDS [THREADS]] | spin -n LOOPS [THREADS]\n");
 		return 2;
 	}
 	pthread_t *t = calloc((size_t)threads, sizeof(*t));
