@@ -6,8 +6,14 @@
 # tune it). Medians of the rounds. Costs are the recorder's own: every
 # recorder attaches (-p) to a running workload, or records system-wide
 # (-a) while one runs, so the rusage wait4 reports for it (tests/benchrun)
-# includes no workload CPU; the workloads report their own wall time
-# (tests/workloads/benchstat.h) for the slowdown. Every output file is
+# includes no workload CPU. Recorder CPU is the scheduler's exact count
+# (/proc/PID/schedstat of the zombie, see tests/tools/benchrun.c): the
+# kernel here charges user/sys time by 4 ms ticks, too coarse for a
+# recorder that runs a few hundred microseconds at a time. The workloads
+# report their own wall time
+# (tests/workloads/benchstat.h) for the slowdown: throughput (work per
+# second) alone / while recorded, measured after a delay long enough for
+# any recorder to have attached. Every output file is
 # read back with psrec's reader (samples, lost, which also checks it) and,
 # in the first round, with perf report, which must show samples.
 #
@@ -34,6 +40,9 @@ BGPIDS=""
 trap 'for p in $BGPIDS; do kill -KILL $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
 ulimit -n 65536 2>/dev/null || true
 NCPU=$(nproc)
+# Workloads wait this long before working, so every recorder has attached
+# before the measured part starts (perf record takes ~150 ms).
+export PSREC_BENCH_DELAY_MS=400
 
 if [ "$QUICK" = 1 ]; then
 	MODES="F10000 Fmax-m8 p"
@@ -140,8 +149,8 @@ one() {
 		echo "compare.sh: $m/$who: perf report shows no samples" >&2
 		echo "$m/$who" >>"$TMP/invalid"
 	fi
-	[ "$KIND" != system ] && lat=$(first_sample_ms "$data" "$(kv start_ns "$TMP/cost")")
-	echo "$(awk -v u="$(kv user_s "$TMP/cost")" -v s="$(kv sys_s "$TMP/cost")" 'BEGIN { printf "%.4f", u + s }') \
+	[ "$KIND" = latency ] && lat=$(first_sample_ms "$data" "$(kv start_ns "$TMP/cost")")
+	echo "$(kv run_s "$TMP/cost") \
 $(kv maxrss_kb "$TMP/cost") $(stat -c %s "$data") ${samples:-0} ${lost:-0} $(kv wall_s "$TMP/cost") ${lat:-0} $wall_w" >>"$TMP/$m-$who.txt"
 }
 
@@ -165,18 +174,19 @@ elapsed=$(( $(date +%s) - start ))
 
 c() { col "$TMP/$1.txt" "$2"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else if (a == 0) printf "0 vs 0"; else printf "inf" }'; }
-per_k() { awk -v c="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.3f", c / s * 1000; else printf "nan" }'; }
+# microseconds of recorder CPU per sample
+per_s() { awk -v c="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.3f", c / s * 1e6; else printf "nan" }'; }
 
 {
 echo "# psrec vs perf record"
 echo
 echo "$(machine_facts | sed 's/^machine: //')."
-echo "Run: $(date -u +%Y-%m-%dT%H:%MZ), ${ROUNDS} rounds per mode (alone / psrec / perf / perf lean, alternating), medians; ${elapsed} s. Lean = \`perf record --no-buildid --no-bpf-event\`. Recorders attach with \`-p\` (or \`-a\`) so their rusage is theirs alone; \`-e cpu-clock\` everywhere (no hardware PMU here)."
+echo "Run: $(date -u +%Y-%m-%dT%H:%MZ), ${ROUNDS} rounds per mode (alone / psrec / perf / perf lean, alternating), medians; ${elapsed} s. Lean = \`perf record --no-buildid --no-bpf-event\`. Recorders attach with \`-p\` (or \`-a\`) so their costs are theirs alone; CPU = time on CPU of the recorder's main thread from /proc/PID/schedstat (exact; rusage here is sampled by 4 ms ticks); peak RSS from wait4; \`-e cpu-clock\` everywhere (no hardware PMU here). Workloads start working 400 ms after they start, once every recorder has attached; slowdown = throughput alone / throughput while recorded. Attach latency (mode p only) = first sample time - recorder start, 1,000 threads and 2,000 mappings."
 [ "$QUICK" = 1 ] && echo "**Quick mode** (--quick): fewer modes, shorter workloads; not for quoting."
 echo
 echo "## Absolute medians"
 echo
-echo "| mode | recorder | CPU s | CPU ms / 1k samples | peak RSS KB | bytes | samples | lost | bytes/sample | workload slowdown | attach ms |"
+echo "| mode | recorder | CPU s | CPU us / sample | peak RSS KB | bytes | samples | lost | bytes/sample | workload slowdown | attach ms |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $MODES; do
 	mode "$m"
@@ -186,8 +196,8 @@ for m in $MODES; do
 		slow="-"
 		[ "$KIND" != latency ] && slow=$(awk -v w="$(c "$f" 8)" -v a="$alone" 'BEGIN { if (w > 0) printf "%.3f", a / w; else print "-" }')
 		lat="-"
-		[ "$KIND" != system ] && lat=$(c "$f" 7)
-		echo "| $m | $who | $(c "$f" 1) | $(per_k "$(c "$f" 1)" "$(c "$f" 4)") | $(c "$f" 2) | $(c "$f" 3) | $(c "$f" 4) | $(c "$f" 5) | $(awk -v b="$(c "$f" 3)" -v s="$(c "$f" 4)" 'BEGIN { if (s > 0) printf "%.1f", b / s; else print "-" }') | $slow | $lat |"
+		[ "$KIND" = latency ] && lat=$(c "$f" 7)
+		echo "| $m | $who | $(c "$f" 1) | $(per_s "$(c "$f" 1)" "$(c "$f" 4)") | $(c "$f" 2) | $(c "$f" 3) | $(c "$f" 4) | $(c "$f" 5) | $(awk -v b="$(c "$f" 3)" -v s="$(c "$f" 4)" 'BEGIN { if (s > 0) printf "%.1f", b / s; else print "-" }') | $slow | $lat |"
 	done
 done
 echo
@@ -204,18 +214,24 @@ for m in $MODES; do
 		v=""
 		for ref in lean perf; do
 			case $k in
-			cpu) x=$(ratio "$(per_k "$(c "$m-psrec" 1)" "$(c "$m-psrec" 4)")" "$(per_k "$(c "$m-$ref" 1)" "$(c "$m-$ref" 4)")") ;;
+			cpu) x=$(ratio "$(per_s "$(c "$m-psrec" 1)" "$(c "$m-psrec" 4)")" "$(per_s "$(c "$m-$ref" 1)" "$(c "$m-$ref" 4)")") ;;
 			rss) x=$(ratio "$(c "$m-psrec" 2)" "$(c "$m-$ref" 2)") ;;
 			lost) x=$(ratio "$(c "$m-psrec" 5)" "$(c "$m-$ref" 5)") ;;
 			bps) x=$(ratio "$(awk -v b="$(c "$m-psrec" 3)" -v s="$(c "$m-psrec" 4)" 'BEGIN { print s ? b / s : 0 }')" \
 				"$(awk -v b="$(c "$m-$ref" 3)" -v s="$(c "$m-$ref" 4)" 'BEGIN { print s ? b / s : 0 }')") ;;
-			lat) if [ "$KIND" = system ]; then x="-"; else x=$(ratio "$(c "$m-psrec" 7)" "$(c "$m-$ref" 7)"); fi ;;
+			lat) if [ "$KIND" != latency ]; then x="-"; else x=$(ratio "$(c "$m-psrec" 7)" "$(c "$m-$ref" 7)"); fi ;;
 			esac
 			if [ "$ref" = lean ]; then v="$x"; else v="$v ($x)"; fi
 		done
 		row="$row | $v"
 	done
 	echo "$row |"
+done
+echo
+for m in $MODES; do
+	case $m in Fmax-m8)
+		echo "Lost fraction at -F max -m 8 (lost / (samples + lost)): psrec $(awk -v l="$(c "$m-psrec" 5)" -v s="$(c "$m-psrec" 4)" 'BEGIN { printf "%.3f%%", 100 * l / (l + s) }'), perf $(awk -v l="$(c "$m-perf" 5)" -v s="$(c "$m-perf" 4)" 'BEGIN { printf "%.3f%%", 100 * l / (l + s) }'), perf lean $(awk -v l="$(c "$m-lean" 5)" -v s="$(c "$m-lean" 4)" 'BEGIN { printf "%.3f%%", 100 * l / (l + s) }')." ;;
+	esac
 done
 if [ -s "$TMP/invalid" ]; then
 	echo

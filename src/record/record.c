@@ -630,8 +630,14 @@ out:
 	if (comp_ok)
 		compress_free(&comp);
 	buf_free(&synth);
-	if (sigfd >= 0)
+	if (sigfd >= 0) {
+		/* Consume a stop signal still pending, so that restoring the
+		 * mask does not deliver it now, after the file is finished. */
+		struct signalfd_siginfo si;
+		while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
 		close(sigfd);
+	}
 	if (mask_set)
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	free(cpus);

@@ -44,9 +44,19 @@ static void benchstat_write(void)
 	fclose(f);
 }
 
-/* Call first thing in main. */
+/*
+ * Call first thing in main. PSREC_BENCH_DELAY_MS makes the workload wait
+ * before it starts its clock and its work, so that a recorder attaching
+ * to it is sampling for all of the measured part, however long it took to
+ * attach.
+ */
 static void benchstat_start(void)
 {
+	const char *delay = getenv("PSREC_BENCH_DELAY_MS");
+	if (delay) {
+		struct timespec ts = { atoi(delay) / 1000, (long)(atoi(delay) % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	benchstat_t0 = benchstat_now();
 	if (getenv("PSREC_BENCH_STATS"))
 		atexit(benchstat_write);
