@@ -49,7 +49,8 @@ static const char usage_text[] =
 "                                perf_event_max_sample_rate)\n"
 "  -c, --count=PERIOD            sample every PERIOD events instead of a frequency\n"
 "  -m, --mmap-pages=PAGES        ring buffer data pages per CPU, a power of two, or a\n"
-"                                size such as 512K or 2M (default 128 = 512 KiB)\n"
+"                                size such as 512K or 2M (default 128 = 512 KiB;\n"
+"                                2 MiB with --call-graph dwarf)\n"
 "  -o, --output=FILE             output file (default perf.data; an existing one is\n"
 "                                renamed to FILE.old); - writes a stream to stdout\n"
 "                                for perf report -i - / perf script -i -\n"
@@ -341,6 +342,7 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 			break;
 		case 'm':
 			err = parse_pages(o, optarg, e);
+			o->mmap_pages_given = true;
 			break;
 		case 'o':
 			if (optarg[0] == '\0')
@@ -409,6 +411,8 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 	}
 	if (o->pipe && isatty(STDOUT_FILENO))
 		return err_set(e, -EINVAL, "-o -: standard output is a terminal; pipe it (psrec -o - ... | perf report -i -) or give a file name");
+	if (o->callgraph.mode == CALLGRAPH_DWARF && !o->mmap_pages_given)
+		o->mmap_pages = OPTIONS_DWARF_PAGES;
 	if (o->callgraph.max_stack && o->callgraph.mode == CALLGRAPH_NONE)
 		return err_set(e, -EINVAL, "--max-stack limits call chains: add -g or --call-graph");
 	if (freq_given && o->period)

@@ -22,6 +22,10 @@
 
 #define OPTIONS_DEFAULT_FREQ   4000
 #define OPTIONS_DEFAULT_PAGES  128
+/* DWARF samples are ~8.4 KB: 512 KiB would hold 62 of them (15 ms at
+ * 4 kHz) and wake psrec every 31; 2 MiB holds 250 and halves the wake-ups
+ * twice over. */
+#define OPTIONS_DWARF_PAGES    512
 #define OPTIONS_DEFAULT_OUTPUT "perf.data"
 #define OPTIONS_MAX_RATE_PATH  "/proc/sys/kernel/perf_event_max_sample_rate"
 
@@ -30,6 +34,7 @@ struct record_opts {
 	uint64_t freq;          /* samples per second (when period == 0) */
 	uint64_t period;        /* -c: events per sample; 0 = use freq */
 	size_t mmap_pages;      /* ring data pages per CPU, a power of two */
+	bool mmap_pages_given;  /* -m was given (else a default, maybe per mode) */
 	const char *output;     /* "-" = a perf.data stream on stdout */
 	bool pipe;
 	int compress_level;     /* -z: zstd level 1-22; 0 = off */

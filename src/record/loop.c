@@ -8,7 +8,7 @@
 #include "loop.h"
 
 #include <errno.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,8 +142,9 @@ static bool read_signal(const struct loop_config *c, struct loop_stats *st)
 
 /*
  * The fd a ring is polled through reports POLLHUP for good once its task
- * is gone. Any other fd redirected into the same ring is woken too, so
- * poll the next one on that CPU; none left means only timed drains.
+ * is gone (only without a dummy owner, sampler.h). Any other fd redirected
+ * into the same ring is woken too, so watch the next one on that CPU;
+ * none left means only timed drains.
  */
 static int next_fd_on_cpu(const struct sampler *s, size_t ci, int after)
 {
@@ -158,33 +159,49 @@ static int next_fd_on_cpu(const struct sampler *s, size_t ci, int after)
 	return -1;
 }
 
+/* epoll tags: what kind of fd, and its index. */
+#define TAG_RING   (1ULL << 32)
+#define TAG_SIGNAL (2ULL << 32)
+#define TAG_TARGET (3ULL << 32)
+#define TAG_KIND(t) ((t) & ~0xffffffffULL)
+#define TAG_INDEX(t) ((size_t)((t) & 0xffffffffULL))
+
+static int watch(int ep, int fd, uint64_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/*
+ * epoll rather than poll: the registrations persist, where poll() adds and
+ * removes a wait-queue entry per fd on every call, which showed up in
+ * profiles of small rings at high rates (a wake-up every few ms).
+ */
 int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	     struct loop_stats *st)
 {
-	size_t nr = s->nr_cpus, sig_i = nr, tgt_0 = nr + 1;
-	size_t nfds = nr + 1 + c->nr_target_fds;
-	struct pollfd *pfd = calloc(nfds, sizeof(*pfd));
+	size_t nr = s->nr_cpus;
 	int *polled = calloc(nr ? nr : 1, sizeof(*polled));
 	struct iovec *iov = calloc(2 * nr + 1, sizeof(*iov));
-	if (!pfd || !iov || !polled) {
-		free(pfd);
-		free(iov);
-		free(polled);
-		return -ENOMEM;
+	struct epoll_event evs[64];
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int ret = 0;
+	if (!iov || !polled || ep < 0) {
+		ret = ep < 0 ? -errno : -ENOMEM;
+		goto out;
 	}
-	for (size_t i = 0; i < nr; i++) {
-		pfd[i].fd = polled[i] = s->ring_fds[i];
-		pfd[i].events = POLLIN;
+	for (size_t i = 0; i < nr && !ret; i++) {
+		polled[i] = s->ring_fds[i];
+		ret = watch(ep, polled[i], TAG_RING | i);
 	}
-	pfd[sig_i].fd = c->signal_fd;
-	pfd[sig_i].events = POLLIN;
-	for (size_t i = 0; i < c->nr_target_fds; i++) {
-		pfd[tgt_0 + i].fd = c->target_fds[i];
-		pfd[tgt_0 + i].events = POLLIN;
-	}
+	if (!ret && c->signal_fd >= 0)
+		ret = watch(ep, c->signal_fd, TAG_SIGNAL);
+	for (size_t i = 0; i < c->nr_target_fds && !ret; i++)
+		ret = watch(ep, c->target_fds[i], TAG_TARGET | i);
+	if (ret)
+		goto out;
 	size_t targets_left = c->nr_target_fds;
 
-	int ret = 0;
 	uint64_t start = now_ms();
 	uint64_t last_drain = start, last_checkpoint = start, last_status = start;
 	uint64_t deadline = c->duration_ms ? start + c->duration_ms : 0;
@@ -200,8 +217,8 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 			if (deadline - now < (uint64_t)timeout)
 				timeout = (int)(deadline - now);
 		}
-		int r = poll(pfd, nfds, timeout);
-		if (r < 0) {
+		int n = epoll_wait(ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			ret = -errno;
@@ -209,20 +226,28 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 		}
 		st->wakeups++;
 		bool ring_ready = false;
-		for (size_t i = 0; i < nr; i++) {
-			if (pfd[i].revents & POLLIN)
-				ring_ready = true;
-			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-				polled[i] = next_fd_on_cpu(s, i, polled[i]);
-				pfd[i].fd = polled[i];
-			}
-		}
-		if (pfd[sig_i].fd >= 0 && (pfd[sig_i].revents & POLLIN) && read_signal(c, st))
-			st->end_reason = LOOP_END_SIGNAL;
-		for (size_t i = 0; i < c->nr_target_fds; i++) {
-			if (pfd[tgt_0 + i].fd >= 0 && (pfd[tgt_0 + i].revents & (POLLIN | POLLHUP))) {
-				pfd[tgt_0 + i].fd = -1;
+		for (int k = 0; k < n; k++) {
+			uint64_t tag = evs[k].data.u64;
+			size_t i = TAG_INDEX(tag);
+			switch (TAG_KIND(tag)) {
+			case TAG_RING:
+				if (evs[k].events & EPOLLIN)
+					ring_ready = true;
+				if (evs[k].events & (EPOLLHUP | EPOLLERR)) {
+					epoll_ctl(ep, EPOLL_CTL_DEL, polled[i], NULL);
+					polled[i] = next_fd_on_cpu(s, i, polled[i]);
+					if (polled[i] >= 0)
+						watch(ep, polled[i], TAG_RING | i);
+				}
+				break;
+			case TAG_SIGNAL:
+				if (read_signal(c, st))
+					st->end_reason = LOOP_END_SIGNAL;
+				break;
+			case TAG_TARGET:
+				epoll_ctl(ep, EPOLL_CTL_DEL, c->target_fds[i], NULL);
 				targets_left--;
+				break;
 			}
 		}
 		if (c->nr_target_fds && targets_left == 0 && !st->end_reason)
@@ -253,7 +278,9 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 			c->status(c->status_ctx, st, (double)(now - start) / 1e3, w->end);
 		}
 	}
-	free(pfd);
+out:
+	if (ep >= 0)
+		close(ep);
 	free(iov);
 	free(polled);
 	return ret;

@@ -1,5 +1,5 @@
 /*
- * loop.h - the recording loop: one poll() over every ring, a signalfd and
+ * loop.h - the recording loop: one epoll over every ring, a signalfd and
  * a pidfd per target process.
  *
  * Each pass reads every ring's head once, writes all unread spans plus one

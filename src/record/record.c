@@ -482,7 +482,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		notice(h, RECORD_NOTICE_WARN, "kernel samples not permitted (perf_event_paranoid is %d); recording user space only",
 		       perm_paranoid());
 	if (smp.ring_shrunk)
-		notice(h, RECORD_NOTICE_WARN, "a %zu KiB ring per CPU exceeds the locked-memory limit (perf_event_mlock_kb, ulimit -l); using %zu KiB",
+		notice(h, o->mmap_pages_given ? RECORD_NOTICE_WARN : RECORD_NOTICE_VERBOSE, "a %zu KiB ring per CPU exceeds the locked-memory limit (perf_event_mlock_kb, ulimit -l); using %zu KiB",
 		       o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024, (size_t)smp.rings[0].size / 1024);
 	res->nr_cpus = smp.nr_cpus;
 	res->ring_bytes = smp.rings[0].size;
