@@ -142,7 +142,7 @@ static bool read_signal(const struct loop_config *c, struct loop_stats *st)
 
 /*
  * The fd a ring is polled through reports POLLHUP for good once its task
- * is gone (only without a dummy owner, sampler.h). Any other fd redirected
+ * is gone. Any other fd redirected
  * into the same ring is woken too, so watch the next one on that CPU;
  * none left means only timed drains.
  */

@@ -59,10 +59,6 @@ static void close_all(struct sampler *s)
 	for (size_t i = 0; s->maps && i < s->nr_cpus; i++)
 		if (s->maps[i])
 			munmap(s->maps[i], s->map_len);
-	for (size_t i = 0; s->owner_fds && i < s->nr_cpus; i++)
-		if (s->owner_fds[i] >= 0)
-			close(s->owner_fds[i]);
-	free(s->owner_fds);
 	for (size_t i = 0; i < s->nr_fds; i++)
 		close(s->fds[i]);
 	for (size_t i = 0; s->ev && i < s->nr_events; i++)
@@ -137,25 +133,6 @@ static int map_ring(struct sampler *s, size_t ci, int fd)
 	s->ring_fds[ci] = fd;
 	ring_init(&s->rings[ci], m, (uint8_t *)m + page, (uint64_t)s->ring_pages * page);
 	return 0;
-}
-
-/*
- * The ring owner of a CPU: a dummy event on psrec itself (it never
- * samples, never has children, never exits while polled). Returns the fd,
- * or -1 when the kernel has no dummy events (then a real event owns it).
- */
-static int open_owner(const struct sampler_config *c, int cpu)
-{
-	struct pd_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PD_TYPE_SOFTWARE;
-	a.size = PD_ATTR_SIZE;
-	a.config = PD_SW_DUMMY;
-	/* Same clock as the events writing into the ring: the kernel
-	 * refuses to mix clocks in one buffer. */
-	a.flags = PD_ATTR_EXCLUDE_KERNEL | PD_ATTR_EXCLUDE_HV | PD_ATTR_USE_CLOCKID;
-	a.clockid = c->clockid;
-	return sys_perf_event_open(&a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /*
@@ -239,30 +216,13 @@ static int try_open(struct sampler *s, const struct sampler_config *c, size_t pa
 	s->rings = calloc(c->nr_cpus, sizeof(*s->rings));
 	s->ring_fds = calloc(c->nr_cpus, sizeof(*s->ring_fds));
 	s->maps = calloc(c->nr_cpus, sizeof(*s->maps));
-	s->owner_fds = calloc(c->nr_cpus, sizeof(*s->owner_fds));
 	bool *vanished = calloc(c->nr_pids, sizeof(*vanished));
-	if (!s->ev || !s->rings || !s->ring_fds || !s->maps || !s->owner_fds || !vanished) {
+	if (!s->ev || !s->rings || !s->ring_fds || !s->maps || !vanished) {
 		free(vanished);
 		return -ENOMEM;
 	}
-	for (size_t ci = 0; ci < c->nr_cpus; ci++) {
+	for (size_t ci = 0; ci < c->nr_cpus; ci++)
 		s->ring_fds[ci] = -1;
-		s->owner_fds[ci] = open_owner(c, c->cpus[ci]);
-		if (s->owner_fds[ci] < 0)
-			continue;
-		int r = map_ring(s, ci, s->owner_fds[ci]);
-		if (r > 0) {
-			free(vanished);
-			return r;
-		}
-		if (r < 0) {
-			fail_at(f, -r, &c->events[0], c->pids[0], c->cpus[ci], c);
-			f->at_mmap = true;
-			f->ring_kb = s->ring_pages * page / 1024;
-			free(vanished);
-			return r;
-		}
-	}
 	s->kernel_samples = false;
 	for (size_t i = 0; i < c->nr_events; i++) {
 		build_attr(&s->ev[i].attr, &c->events[i], c, i == 0);

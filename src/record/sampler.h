@@ -2,15 +2,15 @@
  * sampler.h - the per-CPU sampler set: every event on every CPU (for every
  * target thread), one ring buffer per CPU.
  *
- * For each CPU the ring (an mmap of 1 + 2^n pages) belongs to a dummy
- * software event on psrec itself, and every event on that CPU is redirected
- * into it with PERF_EVENT_IOC_SET_OUTPUT, so there are as many rings as
- * CPUs however many events and threads are recorded. The dummy never
- * samples and never exits while polled, so its fd never reports POLLHUP the
- * way a target thread's does once the thread is gone. Kernels without
- * dummy events fall back to the first real event owning the ring. The
- * sample ids (PERF_EVENT_IOC_ID) go under their event, for the file's ids
- * sections; a lone event needs only one.
+ * For each CPU the first fd opened owns the ring (an mmap of 1 + 2^n
+ * pages); every other fd on that CPU is redirected into it with
+ * PERF_EVENT_IOC_SET_OUTPUT, so there are as many rings as CPUs however
+ * many events and threads are recorded. (A dummy event on psrec itself as
+ * the owner was tried, to be spared the owner's POLLHUP when its thread
+ * exits: it made every context switch of psrec dearer, measurably at high
+ * rates, for a case the loop already handles.) The sample ids
+ * (PERF_EVENT_IOC_ID) go under their event, for the file's ids sections; a
+ * lone event needs only one.
 
  *
  * Attrs: sample_type IP|TID|TIME|PERIOD (+IDENTIFIER, +CPU, see below), sample_id_all,
@@ -87,7 +87,6 @@ struct sampler {
 	size_t nr_fds, cap_fds;
 	struct ring *rings;         /* one per CPU */
 	int *ring_fds;              /* the fd owning each ring (polled) */
-	int *owner_fds;             /* the dummy events, -1 where none */
 	void **maps;
 	size_t map_len;
 	size_t ring_pages;          /* data pages per ring actually mapped */
