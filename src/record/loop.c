@@ -142,9 +142,8 @@ static bool read_signal(const struct loop_config *c, struct loop_stats *st)
 
 /*
  * The fd a ring is polled through reports POLLHUP for good once its task
- * is gone. Any other fd redirected
- * into the same ring is woken too, so watch the next one on that CPU;
- * none left means only timed drains.
+ * is gone. Any other fd redirected into the same ring is woken too, so
+ * watch the next one on that CPU; none left means only timed drains.
  */
 static int next_fd_on_cpu(const struct sampler *s, size_t ci, int after)
 {
