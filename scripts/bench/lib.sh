@@ -29,6 +29,7 @@ machine_facts() {
 # bench_run RESULT CMD...: one recording; the word @OUT@ in CMD becomes a
 # fresh output file. Appends to RESULT one line:
 #   bytes samples bytes/sample cpu_s lost maxrss_kb wall_s
+# (cpu_s: the recorder's exact time on CPU, from its schedstat)
 # (samples and lost read back with pdcheck, which reads perf's files too;
 # lost = the larger of the LOST and LOST_SAMPLES counts).
 bench_run() {
@@ -45,9 +46,9 @@ bench_run() {
 	lost=$(pd lost "$data")
 	ls=$(pd lost_samples "$data")
 	[ "${ls:-0}" -gt "${lost:-0}" ] && lost=$ls
-	awk -v b="$bytes" -v s="${samples:-0}" -v u="$(kv user_s "$TMP/cost")" -v y="$(kv sys_s "$TMP/cost")" \
+	awk -v b="$bytes" -v s="${samples:-0}" -v c="$(kv run_s "$TMP/cost")" \
 		-v l="${lost:-0}" -v r="$(kv maxrss_kb "$TMP/cost")" -v w="$(kv wall_s "$TMP/cost")" \
-		'BEGIN { printf "%d %d %.1f %.3f %d %d %.3f\n", b, s, s ? b / s : 0, u + y, l, r, w }' >>"$result"
+		'BEGIN { printf "%d %d %.1f %.4f %d %d %.3f\n", b, s, s ? b / s : 0, c, l, r, w }' >>"$result"
 }
 
 # col FILE N: the median of column N of a bench_run result file
