@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 THREADS=${1:-1000}
 MAPS=${2:-2000}
 ROUNDS=${3:-5}
-B=build
+. scripts/bench/lib.sh
 ninja -C "$B" psrec tests/manythreads tests/benchrun >/dev/null
 TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
 trap 'kill -KILL $WPID 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -24,7 +24,8 @@ ulimit -n 65536 2>/dev/null || true
 WPID=$!
 for _ in $(seq 100); do grep -q ready "$TMP/ready" 2>/dev/null && break; sleep 0.1; done
 
-# one NAME CMD...: run one recording, print "latency_ms user_s sys_s maxrss_kb"
+# one NAME CMD...: run one recording, print "latency_ms cpu_s maxrss_kb"
+# (cpu_s: the recorder's exact time on CPU, from its schedstat)
 one() {
 	local name=$1
 	shift
@@ -35,7 +36,7 @@ one() {
 	first=$(sed -n '1{s/[ :]//g;p}' "$TMP/$name.times")
 	awk -v s="$start" -v f="$first" -v c="$(cat "$TMP/$name.cost")" 'BEGIN {
 		split(c, kv, " "); for (i in kv) { split(kv[i], p, "="); v[p[1]] = p[2] }
-		printf "%.1f %s %s %s\n", (f * 1e9 - s) / 1e6, v["user_s"], v["sys_s"], v["maxrss_kb"] }'
+		printf "%.1f %s %s\n", (f * 1e9 - s) / 1e6, v["run_s"], v["maxrss_kb"] }'
 }
 
 for r in $(seq "$ROUNDS"); do
@@ -44,18 +45,16 @@ for r in $(seq "$ROUNDS"); do
 	one lean perf record -q -k CLOCK_MONOTONIC -e cpu-clock --no-buildid --no-bpf-event -p "$WPID" -o "$TMP/lean.data" -- sleep 1 >>"$TMP/lean.txt"
 done
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-col() { awk -v c="$2" '{ print $c }' "$TMP/$1.txt" | median; }
-cpu() { awk '{ print $2 + $3 }' "$TMP/$1.txt" | median; }
+acol() { col "$TMP/$1.txt" "$2"; }
 
 echo "attach to $THREADS threads / $MAPS mappings on $(nproc) CPUs, $ROUNDS rounds, medians"
-echo "kernel $(uname -r), $(perf --version), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)"
+machine_facts
 echo
-printf '| %-22s | %12s | %14s | %12s |\n' recorder "attach (ms)" "CPU user+sys" "max RSS (KB)"
+printf '| %-22s | %12s | %14s | %12s |\n' recorder "attach (ms)" "CPU (s)" "max RSS (KB)"
 printf '|%s|%s|%s|%s|\n' ------------------------ -------------- ---------------- --------------
 for n in psrec perf lean; do
-	printf '| %-22s | %12s | %14s | %12s |\n' "$n" "$(col $n 1)" "$(cpu $n)" "$(col $n 4)"
+	printf '| %-22s | %12s | %14s | %12s |\n' "$n" "$(acol $n 1)" "$(acol $n 2)" "$(acol $n 3)"
 done
 echo
-awk -v a="$(col psrec 1)" -v b="$(col perf 1)" -v c="$(col lean 1)" \
+awk -v a="$(acol psrec 1)" -v b="$(acol perf 1)" -v c="$(acol lean 1)" \
 	'BEGIN { printf "attach latency ratio psrec/perf: %.2f, psrec/perf lean: %.2f\n", a / b, a / c }'

@@ -42,10 +42,10 @@ ulimit -n 65536 2>/dev/null || true
 NCPU=$(nproc)
 # Workloads wait this long before working, so every recorder has attached
 # before the measured part starts (perf record takes ~150 ms).
-export PSREC_BENCH_DELAY_MS=400
+export PSREC_BENCH_DELAY_MS=${PSREC_BENCH_DELAY_MS:-400}
 
 if [ "$QUICK" = 1 ]; then
-	MODES="F10000 Fmax-m8 p"
+	MODES="F10000 p"
 	SCALE=0.3
 else
 	MODES="F999 F10000 Fmax g dwarf z a p Fmax-m8 forkexec"
@@ -127,9 +127,9 @@ one() {
 			return 0
 		fi
 		if [ "$who" = psrec ]; then
-			"$B/tests/benchrun" "$TMP/cost" "${rec[@]}" -p "$LATENCY_PID" --duration 1 -o "$data" >/dev/null 2>&1 || true
+			"$B/tests/benchrun" "$TMP/cost" "${rec[@]}" -p "$LATENCY_PID" --duration "$(secs 1)" -o "$data" >/dev/null 2>&1 || true
 		else
-			"$B/tests/benchrun" "$TMP/cost" "${rec[@]}" -p "$LATENCY_PID" -o "$data" -- sleep 1 >/dev/null 2>&1 || true
+			"$B/tests/benchrun" "$TMP/cost" "${rec[@]}" -p "$LATENCY_PID" -o "$data" -- sleep "$(secs 1)" >/dev/null 2>&1 || true
 		fi ;;
 	esac
 	if [ "$who" = alone ]; then

@@ -20,6 +20,9 @@
 #define UNIT_ITERS 200000
 
 static volatile unsigned long sink;
+/* Set when the time is up: checked after every unit, so a run ends on
+ * time even when sampling at -F max slows each unit a thousandfold. */
+static volatile int stop;
 
 void hot_a(int units);
 void hot_b(int units);
@@ -36,7 +39,7 @@ static inline __attribute__((always_inline)) unsigned long unit(unsigned long x)
 __attribute__((noipa)) void hot_a(int units)
 {
 	unsigned long x = 1;
-	for (int i = 0; i < units; i++)
+	for (int i = 0; i < units && !stop; i++)
 		x = unit(x);
 	sink += x;
 }
@@ -44,7 +47,7 @@ __attribute__((noipa)) void hot_a(int units)
 __attribute__((noipa)) void hot_b(int units)
 {
 	unsigned long x = 2;
-	for (int i = 0; i < units; i++)
+	for (int i = 0; i < units && !stop; i++)
 		x = unit(x);
 	sink += x;
 }
@@ -52,7 +55,7 @@ __attribute__((noipa)) void hot_b(int units)
 __attribute__((noipa)) void hot_c(int units)
 {
 	unsigned long x = 3;
-	for (int i = 0; i < units; i++)
+	for (int i = 0; i < units && !stop; i++)
 		x = unit(x);
 	sink += x;
 }
@@ -60,19 +63,22 @@ __attribute__((noipa)) void hot_c(int units)
 static double seconds;
 static long loops; /* > 0: fixed work instead of a duration */
 
-static double now(void)
+
+static void *timekeeper(void *arg)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	(void)arg;
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+	stop = 1;
+	return NULL;
 }
 
 static void *worker(void *arg)
 {
 	(void)arg;
-	double end = now() + seconds;
 	long i;
-	for (i = 0; loops > 0 ? i < loops : now() < end; i++) {
+	for (i = 0; loops > 0 ? i < loops : !stop; i++) {
 		hot_a(6);
 		hot_b(3);
 		hot_c(1);
@@ -100,11 +106,16 @@ int main(int argc, char **argv)
 	pthread_t *t = calloc((size_t)threads, sizeof(*t));
 	if (!t)
 		return 1;
+	pthread_t timer;
+	if (loops == 0)
+		pthread_create(&timer, NULL, timekeeper, NULL);
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
 	worker(NULL);
 	for (int i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);
+	if (loops == 0)
+		pthread_join(timer, NULL);
 	free(t);
 	return 0;
 }
