@@ -29,6 +29,10 @@ done
 # foreground group. The command here ignores it, so psrec must keep going
 # until the command ends by itself (2 s), then exit with its status (0).
 command -v script >/dev/null || skip "script(1) is needed to drive a terminal"
+# script(1) runs its command with $SHELL. That shell is in the foreground
+# group too; dash dies of the SIGINT before it can print psrec's status,
+# bash waits for psrec and only dies if psrec did. CI has no SHELL set.
+export SHELL=$BASH
 out="$TMP/tty.data"
 start=$(date +%s.%N)
 (sleep 0.7; printf '\003'; sleep 3) |
