@@ -186,8 +186,8 @@ echo "Run: $(date -u +%Y-%m-%dT%H:%MZ), ${ROUNDS} rounds per mode (alone / psrec
 echo
 echo "## Absolute medians"
 echo
-echo "| mode | recorder | CPU s | CPU us / sample | peak RSS KB | bytes | samples | lost | bytes/sample | workload slowdown | attach ms |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| mode | recorder | CPU s | CPU us / sample | wall s | peak RSS KB | bytes | samples | lost | bytes/sample | workload slowdown | attach ms |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $MODES; do
 	mode "$m"
 	alone=$(c "$m-alone" 8)
@@ -197,7 +197,7 @@ for m in $MODES; do
 		[ "$KIND" != latency ] && slow=$(awk -v w="$(c "$f" 8)" -v a="$alone" 'BEGIN { if (w > 0) printf "%.3f", a / w; else print "-" }')
 		lat="-"
 		[ "$KIND" = latency ] && lat=$(c "$f" 7)
-		echo "| $m | $who | $(c "$f" 1) | $(per_s "$(c "$f" 1)" "$(c "$f" 4)") | $(c "$f" 2) | $(c "$f" 3) | $(c "$f" 4) | $(c "$f" 5) | $(awk -v b="$(c "$f" 3)" -v s="$(c "$f" 4)" 'BEGIN { if (s > 0) printf "%.1f", b / s; else print "-" }') | $slow | $lat |"
+		echo "| $m | $who | $(c "$f" 1) | $(per_s "$(c "$f" 1)" "$(c "$f" 4)") | $(c "$f" 6) | $(c "$f" 2) | $(c "$f" 3) | $(c "$f" 4) | $(c "$f" 5) | $(awk -v b="$(c "$f" 3)" -v s="$(c "$f" 4)" 'BEGIN { if (s > 0) printf "%.1f", b / s; else print "-" }') | $slow | $lat |"
 	done
 done
 echo
