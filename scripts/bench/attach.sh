@@ -17,7 +17,7 @@ ROUNDS=${3:-5}
 . scripts/bench/lib.sh
 ninja -C "$B" psrec tests/manythreads tests/benchrun >/dev/null
 TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
-trap 'kill -KILL $WPID 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill -KILL $WPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
 ulimit -n 65536 2>/dev/null || true
 "$B/tests/manythreads" "$THREADS" "$MAPS" 3600 >"$TMP/ready" &

@@ -17,7 +17,7 @@ ninja -C "$B" psrec tests/spin tests/benchrun tests/pdcheck >/dev/null
 TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
 "$B/tests/spin" 36000 "$(nproc)" &
 W=$!
-trap 'kill -KILL $W 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill -KILL $W 2>/dev/null || true; rm -rf "$TMP"' EXIT
 sleep 0.3
 MAX=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 
