@@ -621,6 +621,14 @@ out:
 		output_abort(&out);
 		if (child.pid > 0)
 			target_abort(&child);
+	} else if (launch && !child.reaped) {
+		/* The file is finished first: waiting for the command cannot
+		 * cost the recording anything. */
+		if (target_terminate(&child, sigfd, 1000) == -ETIMEDOUT) {
+			notice(h, RECORD_NOTICE_WARN, "%s (pid %d) is still running 1 s after SIGTERM; waiting for it (signal psrec again to kill it)",
+			       o->cmd[0], (int)child.pid);
+			target_terminate(&child, sigfd, -1);
+		}
 	}
 	target_close(&child);
 	if (!launch)

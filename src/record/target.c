@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -172,6 +174,34 @@ void target_abort(struct target_child *c)
 	if (c->pid > 0 && !c->reaped) {
 		kill(c->pid, SIGKILL);
 		target_reap(c);
+	}
+}
+
+int target_terminate(struct target_child *c, int sigfd, int wait_ms)
+{
+	if (c->pid <= 0 || c->reaped)
+		return 0;
+	if (!c->term_sent) {
+		kill(c->pid, SIGTERM);
+		c->term_sent = true;
+	}
+	for (;;) {
+		struct pollfd p[2] = { { c->pidfd, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+		int r = poll(p, sigfd >= 0 ? 2 : 1, wait_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (p[0].revents)
+			return target_reap(c);
+		/* Asked again to stop: the command gets no more say. */
+		struct signalfd_siginfo si;
+		while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
+		kill(c->pid, SIGKILL);
+		wait_ms = -1;
 	}
 }
 

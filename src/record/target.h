@@ -23,6 +23,7 @@ struct target_child {
 	int go_fd;          /* write end: one byte releases the child */
 	int exec_fd;        /* read end: EOF = exec succeeded, else errno */
 	bool reaped;
+	bool term_sent;     /* target_terminate() sent SIGTERM */
 	int status;         /* wait status once reaped */
 };
 
@@ -48,6 +49,14 @@ int target_exec(struct target_child *c);
 
 /* Kill (SIGKILL) and reap a child that was never released. */
 void target_abort(struct target_child *c);
+
+/*
+ * End a command that outlived its recording, as perf record does: SIGTERM
+ * (once), then wait up to wait_ms (-1: no limit) for it to exit and reap
+ * it. A signal read from sigfd (psrec's stop signals) while waiting
+ * escalates to SIGKILL. 0 once reaped, -ETIMEDOUT if still running.
+ */
+int target_terminate(struct target_child *c, int sigfd, int wait_ms);
 
 /* Reap the exited child (after its pidfd became readable). */
 int target_reap(struct target_child *c);

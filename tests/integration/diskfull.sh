@@ -21,9 +21,13 @@ for z in "" -z; do
 		"$PSREC" -v -z -e cpu-clock --call-graph dwarf -o "$TMP/small/full.data" -- "$NOFP" 20 2>"$TMP/err.txt" >/dev/null || code=$?
 		sym=leaf
 	fi
-	# The command outlives the recording; stop it so it does not starve the next one.
+	# The recording stopped early, so psrec ended the command (SIGTERM).
 	cmd_pid=$(sed -n 's/^psrec: recording .* (pid \([0-9]*\)).*/\1/p' "$TMP/err.txt")
-	[ -n "$cmd_pid" ] && kill -KILL "$cmd_pid" 2>/dev/null
+	[ -n "$cmd_pid" ] || fail "$z: no pid in: $(cat "$TMP/err.txt")"
+	if kill -0 "$cmd_pid" 2>/dev/null; then
+		kill -KILL "$cmd_pid"
+		fail "$z: the command outlived the recording"
+	fi
 	[ "$code" = 1 ] || fail "$z: exit $code after the disk filled: $(cat "$TMP/err.txt")"
 	grep -Eq '^psrec: disk full after [0-9.]+ [KM]B; recording stopped, file is valid$' "$TMP/err.txt" ||
 		fail "$z: message: $(cat "$TMP/err.txt")"

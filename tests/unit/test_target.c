@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -654,6 +655,82 @@ static void test_exit_code_of_a_signal_is_128_plus_its_number(void **state)
 	assert_int_equal(target_exit_code(status_of_child(-SIGINT)), 130);
 }
 
+/* ---- target_terminate: ending a command that outlived its recording ---- */
+
+/* A child that (optionally) ignores SIGTERM and then waits forever, as a
+ * launched command would; ready once it has set its disposition. */
+static struct target_child spawn_waiter(bool ignore_term)
+{
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(ready[0]);
+		if (ignore_term)
+			signal(SIGTERM, SIG_IGN);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(5);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	char c;
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	struct target_child t = { .pid = pid, .go_fd = -1, .exec_fd = -1 };
+	t.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	assert_true(t.pidfd >= 0);
+	return t;
+}
+
+static void test_terminate_sends_sigterm_and_reaps(void **state)
+{
+	(void)state;
+	struct target_child t = spawn_waiter(false);
+	assert_int_equal(target_terminate(&t, -1, 5000), 0);
+	assert_true(t.reaped);
+	assert_true(WIFSIGNALED(t.status));
+	assert_int_equal(WTERMSIG(t.status), SIGTERM);
+	target_close(&t);
+}
+
+static void test_terminate_times_out_then_a_stop_signal_kills(void **state)
+{
+	(void)state;
+	struct target_child t = spawn_waiter(true);
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &set, &old), 0);
+	int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	assert_true(sfd >= 0);
+
+	assert_int_equal(target_terminate(&t, sfd, 100), -ETIMEDOUT);
+	assert_false(t.reaped);
+	assert_int_equal(kill(t.pid, 0), 0);   /* SIGTERM was ignored */
+
+	assert_int_equal(kill(getpid(), SIGUSR1), 0);
+	assert_int_equal(target_terminate(&t, sfd, -1), 0);
+	assert_true(t.reaped);
+	assert_true(WIFSIGNALED(t.status));
+	assert_int_equal(WTERMSIG(t.status), SIGKILL);
+
+	close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	target_close(&t);
+}
+
+static void test_terminate_of_a_reaped_child_does_nothing(void **state)
+{
+	(void)state;
+	struct target_child t = { .pid = 12345, .pidfd = -1, .go_fd = -1, .exec_fd = -1,
+				  .reaped = true, .status = 7 };
+	assert_int_equal(target_terminate(&t, -1, 0), 0);
+	assert_int_equal(t.status, 7);
+	assert_false(t.term_sent);
+}
+
 #define KIDS(t) cmocka_unit_test_teardown(t, reap_all)
 #define PATHENV(t) cmocka_unit_test_setup_teardown(t, save_path, restore_path)
 
@@ -680,6 +757,9 @@ int main(void)
 		PATHENV(test_find_command_non_executable_file_is_eacces),
 		PATHENV(test_find_command_directory_is_eacces),
 		PATHENV(test_find_command_skips_non_executable_match_for_a_later_executable_one),
+		cmocka_unit_test(test_terminate_sends_sigterm_and_reaps),
+		cmocka_unit_test(test_terminate_times_out_then_a_stop_signal_kills),
+		cmocka_unit_test(test_terminate_of_a_reaped_child_does_nothing),
 		cmocka_unit_test(test_exit_code_is_the_exit_status),
 		cmocka_unit_test(test_exit_code_of_a_signal_is_128_plus_its_number),
 	};
