@@ -40,17 +40,65 @@ static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
 	return 0;
 }
 
+/* Follows record boundaries through a decompressed byte stream that may
+ * cut records (and even their headers) anywhere. */
+struct stream_walk {
+	uint8_t hdr[sizeof(struct pd_event_header)];
+	size_t have;            /* header bytes collected */
+	size_t left;            /* body bytes of the current record still to come */
+};
+
+static int stream_walk_feed(struct stream_walk *w, const uint8_t *p, size_t n)
+{
+	while (n) {
+		if (w->left) {
+			size_t k = n < w->left ? n : w->left;
+			w->left -= k;
+			p += k;
+			n -= k;
+			continue;
+		}
+		size_t k = sizeof(w->hdr) - w->have;
+		if (k > n)
+			k = n;
+		memcpy(w->hdr + w->have, p, k);
+		w->have += k;
+		p += k;
+		n -= k;
+		if (w->have == sizeof(w->hdr)) {
+			struct pd_event_header h;
+			memcpy(&h, w->hdr, sizeof(h));
+			if (h.size < sizeof(h))
+				return -EINVAL;
+			w->left = h.size - sizeof(h);
+			w->have = 0;
+		}
+	}
+	return 0;
+}
+
+static bool stream_walk_at_boundary(const struct stream_walk *w)
+{
+	return w->have == 0 && w->left == 0;
+}
+
 /*
- * Decompress every COMPRESSED record in [begin, end) and return the
- * largest output of one record (the mmap_len perf needs), or -EINVAL when
- * the data does not decode.
+ * Decompress every COMPRESSED record in [begin, end). *mmap_len gets the
+ * largest output of one record (what perf sizes its buffer by); *whole_end
+ * the end of the last record after which the decompressed stream is at a
+ * record boundary: a killed recorder can leave the stream cut inside a
+ * record, whose rest was in a COMPRESSED record that never reached the
+ * disk. -EINVAL when the data does not decode.
  */
-static int64_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t end)
+static int scan_compressed(const uint8_t *base, uint64_t begin, uint64_t end, uint32_t *mmap_len,
+			   uint64_t *whole_end)
 {
 	size_t cap = 1 << 20, max = 0;
 	uint8_t *out = malloc(cap);
 	ZSTD_DStream *ds = ZSTD_createDStream();
-	int64_t ret = 0;
+	struct stream_walk w = { .have = 0 };
+	int ret = 0;
+	*whole_end = begin;
 	if (!out || !ds) {
 		ret = -ENOMEM;
 		goto done;
@@ -64,7 +112,7 @@ static int64_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t en
 			for (;;) {
 				ZSTD_outBuffer o = { out, cap, 0 };
 				size_t r = ZSTD_decompressStream(ds, &o, &in);
-				if (ZSTD_isError(r)) {
+				if (ZSTD_isError(r) || stream_walk_feed(&w, out, o.pos) < 0) {
 					ret = -EINVAL;
 					goto done;
 				}
@@ -80,12 +128,28 @@ static int64_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t en
 				max = got;
 		}
 		pos += h.size;
+		if (stream_walk_at_boundary(&w))
+			*whole_end = pos;
 	}
-	ret = (int64_t)max;
+	*mmap_len = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 done:
 	free(out);
 	ZSTD_freeDStream(ds);
 	return ret;
+}
+
+/* Count what [begin, end) holds. */
+static void count_records(const uint8_t *base, uint64_t begin, uint64_t end, struct recover_result *res)
+{
+	res->records = res->samples = res->compressed = 0;
+	for (uint64_t pos = begin; pos < end;) {
+		struct pd_event_header rh;
+		memcpy(&rh, base + pos, sizeof(rh));
+		res->compressed += rh.type == PD_RECORD_COMPRESSED;
+		res->samples += rh.type == PD_RECORD_SAMPLE;
+		res->records++;
+		pos += rh.size;
+	}
 }
 
 int recover_file(const char *path, struct recover_result *res, struct err *e)
@@ -137,14 +201,10 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 		memcpy(&rh, base + pos, sizeof(rh));
 		if (rh.size < sizeof(rh) || rh.size > size - pos || !known_type(rh.type))
 			break;
-		if (rh.type == PD_RECORD_COMPRESSED)
-			res->compressed++;
-		if (rh.type == PD_RECORD_SAMPLE)
-			res->samples++;
-		res->records++;
 		pos += rh.size;
 	}
 	uint64_t end = pos;
+	count_records(base, h.data.offset, end, res);
 	res->old_data_size = h.data.size;
 	res->data_size = end - h.data.offset;
 	res->unused_bytes = size - end;
@@ -157,6 +217,13 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 	struct { uint32_t ver, type, level, ratio, mmap_len; } comp = { 0, 1, 0, 0, 0 };
 	struct pd_section table;
 	if (res->compressed) {
+		uint64_t whole_end;
+		int m = scan_compressed(base, h.data.offset, end, &comp.mmap_len, &whole_end);
+		if (m < 0) {
+			err = err_set(e, m, "%s: the compressed data does not decode; nothing changed", path);
+			goto out;
+		}
+		end = whole_end;
 		/* Room for table + payload after the data, else drop records. */
 		size_t need = sizeof(table) + sizeof(comp);
 		while (size - end < need && end > h.data.offset) {
@@ -167,23 +234,22 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 				last = p;
 				p += rh.size;
 			}
-			struct pd_event_header rh;
-			memcpy(&rh, base + last, sizeof(rh));
-			res->records--;
-			res->compressed -= rh.type == PD_RECORD_COMPRESSED;
-			res->samples -= rh.type == PD_RECORD_SAMPLE;
 			end = last;
-		}
-		int64_t m = measure_mmap_len(base, h.data.offset, end);
-		if (m < 0) {
-			err = err_set(e, (int)m, "%s: the compressed data does not decode; nothing changed", path);
-			goto out;
 		}
 		if (size - end < need) {
 			err = err_set(e, -ENOSPC, "%s: no room after the data for the COMPRESSED feature; nothing changed", path);
 			goto out;
 		}
-		comp.mmap_len = (uint32_t)(m ? m : 1);
+		/* Dropping records may have cut a record in the stream again. */
+		m = scan_compressed(base, h.data.offset, end, &comp.mmap_len, &whole_end);
+		if (m < 0 || whole_end != end) {
+			err = err_set(e, -EINVAL, "%s: no room after the data for the COMPRESSED feature at a record boundary; nothing changed",
+				      path);
+			goto out;
+		}
+		count_records(base, h.data.offset, end, res);
+		if (comp.mmap_len == 0)
+			comp.mmap_len = 1;
 		res->mmap_len = comp.mmap_len;
 		table.offset = end + sizeof(table);
 		table.size = sizeof(comp);

@@ -12,7 +12,10 @@
  * feature to size its decompression buffer: the repair measures the
  * largest decompressed record and writes a one-entry feature table right
  * after the data, dropping trailing records if the file has no room for
- * it. The file never grows and is never truncated; only the header and,
+ * it. The decompressed stream must end at a record boundary too: records
+ * inside it straddle COMPRESSED records, so a kill can leave its last
+ * record half there; the data then ends at the last COMPRESSED record
+ * after which the stream is whole. The file never grows and is never truncated; only the header and,
  * for compressed data, 36 bytes after the kept data are written.
  */
 #ifndef PSREC_FORMAT_RECOVER_H

@@ -1,0 +1,201 @@
+/*
+ * test_recover.c - repairing killed recordings (src/format/recover.c):
+ * files cut inside a record, compressed streams cut inside a record, and
+ * input that is not perf.data. Each repaired file must read to its end
+ * with psrec's reader, and never change size.
+ */
+#include "test_helpers.h"
+
+#include <sys/stat.h>
+#include <zstd.h>
+
+#include "format/compress.h"
+#include "format/reader.h"
+#include "format/recover.h"
+#include "format/writer.h"
+
+#define SPAN (1024 * 1024)
+
+static void begin_file(struct writer *w, int fd, struct pd_attr *attr, uint64_t *id)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->sample_type = TH_SAMPLE_TYPE;
+	attr->flags = PD_ATTR_SAMPLE_ID_ALL;
+	*id = 7;
+	struct writer_event ev = { attr, id, 1, "cpu-clock" };
+	assert_int_equal(writer_begin(w, fd, &ev, 1), 0);
+}
+
+/* As a recorder killed with -9 leaves it: data.size never written. */
+static void zero_data_size(int fd)
+{
+	uint64_t zero = 0;
+	assert_int_equal(pwrite(fd, &zero, sizeof(zero), PD_HEADER_DATA_SIZE_OFFSET), (ssize_t)sizeof(zero));
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/* Read every record; returns how many, failing the test on an error. */
+static size_t read_all(const char *path)
+{
+	struct reader r;
+	struct err e = { "" };
+	if (reader_open_file(&r, path, &e) < 0)
+		fail_msg("open: %s", e.msg);
+	struct reader_record rec;
+	size_t n = 0;
+	int k;
+	while ((k = reader_next(&r, &rec, &e)) == 1)
+		n++;
+	if (k < 0)
+		fail_msg("read: %s", e.msg);
+	reader_close(&r);
+	return n;
+}
+
+static void test_plain_file_cut_inside_a_record_keeps_the_complete_ones(void **state)
+{
+	(void)state;
+	char path[64];
+	int fd = th_tmpfile(path);
+	struct pd_attr attr;
+	uint64_t id;
+	struct writer w;
+	begin_file(&w, fd, &attr, &id);
+	uint8_t rec[TH_SAMPLE_SIZE];
+	for (int i = 0; i < 100; i++) {
+		th_make_sample(rec, 7, 0x400000 + (uint64_t)i, 1, 1, 1000 + (uint64_t)i, 0, 1);
+		struct iovec iov = { rec, sizeof(rec) };
+		assert_int_equal(writer_append(&w, &iov, 1), 0);
+	}
+	uint64_t data_end = w.end;
+	assert_int_equal(ftruncate(fd, (off_t)(data_end - TH_SAMPLE_SIZE / 2)), 0);
+	zero_data_size(fd);
+	off_t before = file_size(path);
+
+	struct recover_result res;
+	struct err e = { "" };
+	assert_int_equal(recover_file(path, &res, &e), 0);
+	assert_true(res.changed);
+	assert_int_equal(res.records, 99);
+	assert_int_equal(res.samples, 99);
+	assert_int_equal(res.compressed, 0);
+	assert_int_equal(file_size(path), before);
+	assert_int_equal(read_all(path), 99);
+	close(fd);
+	unlink(path);
+}
+
+/*
+ * A span that compresses to several COMPRESSED records: the records inside
+ * it straddle their boundaries. Cutting the file inside the last one leaves
+ * a stream that ends inside a SAMPLE; the repair must end the data at an
+ * earlier COMPRESSED record after which the stream is at a boundary.
+ */
+static void test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one(void **state)
+{
+	(void)state;
+	char path[64];
+	int fd = th_tmpfile(path);
+	struct pd_attr attr;
+	uint64_t id;
+	struct writer w;
+	begin_file(&w, fd, &attr, &id);
+
+	struct compressor c;
+	assert_int_equal(compress_init(&c, 1, SPAN), 0);
+	uint8_t *span = malloc(SPAN);
+	assert_non_null(span);
+	uint64_t st = 99;
+	size_t n = 0;
+	/* zstd decodes whole 128 KiB blocks: 5 of them plus a part make the
+	 * stream's cut points fall inside 56-byte records (7 blocks would not). */
+	for (uint64_t i = 0; n + TH_SAMPLE_SIZE <= 700000; i++, n += TH_SAMPLE_SIZE)
+		th_make_sample(span + n, 7, th_rand(&st), 1, 1, 1000 + i, 0, th_rand(&st));
+	/* Two spans: the first ends at a record boundary (a flush). */
+	uint64_t first_span_end = 0;
+	size_t nr_comp = 0;
+	for (int round = 0; round < 2; round++) {
+		struct iovec iov = { span, n };
+		size_t len;
+		assert_int_equal(compress_span(&c, &iov, 1, &len), 0);
+		struct iovec out = { c.out, len };
+		assert_int_equal(writer_append(&w, &out, 1), 0);
+		for (size_t p = 0; p < len; p += th_u16(c.out, p + 6))
+			nr_comp++;
+		if (round == 0)
+			first_span_end = w.end;
+	}
+	size_t per_span = nr_comp / 2;
+	assert_true(per_span >= 3);     /* noisy data: several records per span */
+
+	/* Cut inside the last COMPRESSED record of the second span. */
+	uint64_t pos = first_span_end, last = 0;
+	while (pos < w.end) {
+		uint8_t h[8];
+		assert_int_equal(pread(fd, h, 8, (off_t)pos), 8);
+		last = pos;
+		pos += th_u16(h, 6);
+	}
+	assert_int_equal(ftruncate(fd, (off_t)(last + 100)), 0);
+	zero_data_size(fd);
+	off_t before = file_size(path);
+
+	struct recover_result res;
+	struct err e = { "" };
+	if (recover_file(path, &res, &e) < 0)
+		fail_msg("recover: %s", e.msg);
+	assert_true(res.changed);
+	assert_true(res.mmap_len > 0);
+	assert_true(res.compressed >= per_span);
+	assert_true(res.compressed < nr_comp - 1);  /* it gave up more than the cut record */
+	assert_int_equal(file_size(path), before);
+
+	/* Whole samples only, and at least the first span's. */
+	size_t got = read_all(path);
+	assert_true(got >= n / TH_SAMPLE_SIZE);
+	assert_true(got < 2 * (n / TH_SAMPLE_SIZE));
+
+	/* Nothing left to do on a second run. */
+	assert_int_equal(recover_file(path, &res, &e), 0);
+	assert_false(res.changed);
+
+	compress_free(&c);
+	free(span);
+	close(fd);
+	unlink(path);
+}
+
+static void test_text_file_is_refused_and_untouched(void **state)
+{
+	(void)state;
+	char path[64];
+	static const char text[] = "this is certainly not a perf.data file, but it is longer than a header "
+				   "so that only the magic can tell....................................";
+	th_write_file(path, text, sizeof(text));
+	struct recover_result res;
+	struct err e = { "" };
+	assert_int_equal(recover_file(path, &res, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "is not a perf.data file"));
+	size_t len;
+	uint8_t *back = th_read_file(path, &len);
+	assert_int_equal(len, sizeof(text));
+	assert_memory_equal(back, text, len);
+	free(back);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_file_cut_inside_a_record_keeps_the_complete_ones),
+		cmocka_unit_test(test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one),
+		cmocka_unit_test(test_text_file_is_refused_and_untouched),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
