@@ -84,14 +84,15 @@ static bool stream_walk_at_boundary(const struct stream_walk *w)
 
 /*
  * Decompress every COMPRESSED record in [begin, end). *mmap_len gets the
- * largest output of one record (what perf sizes its buffer by); *whole_end
- * the end of the last record after which the decompressed stream is at a
- * record boundary: a killed recorder can leave the stream cut inside a
- * record, whose rest was in a COMPRESSED record that never reached the
- * disk. -EINVAL when the data does not decode.
+ * largest output of one record (what perf sizes its buffer by, a bound
+ * for any prefix too); *whole_end the end of the last record, at most
+ * limit, after which the decompressed stream is at a record boundary: a
+ * killed recorder can leave the stream cut inside a record whose rest was
+ * in a COMPRESSED record that never reached the disk. -EINVAL when the
+ * data does not decode.
  */
-static int scan_compressed(const uint8_t *base, uint64_t begin, uint64_t end, uint32_t *mmap_len,
-			   uint64_t *whole_end)
+static int scan_compressed(const uint8_t *base, uint64_t begin, uint64_t end, uint64_t limit,
+			   uint32_t *mmap_len, uint64_t *whole_end)
 {
 	size_t cap = 1 << 20, max = 0;
 	uint8_t *out = malloc(cap);
@@ -128,7 +129,7 @@ static int scan_compressed(const uint8_t *base, uint64_t begin, uint64_t end, ui
 				max = got;
 		}
 		pos += h.size;
-		if (stream_walk_at_boundary(&w))
+		if (stream_walk_at_boundary(&w) && pos <= limit)
 			*whole_end = pos;
 	}
 	*mmap_len = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
@@ -217,37 +218,23 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 	struct { uint32_t ver, type, level, ratio, mmap_len; } comp = { 0, 1, 0, 0, 0 };
 	struct pd_section table;
 	if (res->compressed) {
+		/* End where the stream is whole and the feature table (and its
+		 * payload) still fits after the data. */
+		size_t need = sizeof(table) + sizeof(comp);
+		if (size - h.data.offset < need) {
+			err = err_set(e, -ENOSPC, "%s: no room after the data for the COMPRESSED feature; nothing changed", path);
+			goto out;
+		}
 		uint64_t whole_end;
-		int m = scan_compressed(base, h.data.offset, end, &comp.mmap_len, &whole_end);
+		int m = scan_compressed(base, h.data.offset, end, size - need, &comp.mmap_len, &whole_end);
 		if (m < 0) {
 			err = err_set(e, m, "%s: the compressed data does not decode; nothing changed", path);
 			goto out;
 		}
 		end = whole_end;
-		/* Room for table + payload after the data, else drop records. */
-		size_t need = sizeof(table) + sizeof(comp);
-		while (size - end < need && end > h.data.offset) {
-			uint64_t p = h.data.offset, last = h.data.offset;
-			while (p < end) {
-				struct pd_event_header rh;
-				memcpy(&rh, base + p, sizeof(rh));
-				last = p;
-				p += rh.size;
-			}
-			end = last;
-		}
-		if (size - end < need) {
-			err = err_set(e, -ENOSPC, "%s: no room after the data for the COMPRESSED feature; nothing changed", path);
-			goto out;
-		}
-		/* Dropping records may have cut a record in the stream again. */
-		m = scan_compressed(base, h.data.offset, end, &comp.mmap_len, &whole_end);
-		if (m < 0 || whole_end != end) {
-			err = err_set(e, -EINVAL, "%s: no room after the data for the COMPRESSED feature at a record boundary; nothing changed",
-				      path);
-			goto out;
-		}
 		count_records(base, h.data.offset, end, res);
+	}
+	if (res->compressed) {
 		if (comp.mmap_len == 0)
 			comp.mmap_len = 1;
 		res->mmap_len = comp.mmap_len;

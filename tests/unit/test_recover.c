@@ -91,22 +91,23 @@ static void test_plain_file_cut_inside_a_record_keeps_the_complete_ones(void **s
 	unlink(path);
 }
 
-/*
- * A span that compresses to several COMPRESSED records: the records inside
- * it straddle their boundaries. Cutting the file inside the last one leaves
- * a stream that ends inside a SAMPLE; the repair must end the data at an
- * earlier COMPRESSED record after which the stream is at a boundary.
- */
-static void test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one(void **state)
-{
-	(void)state;
+/* Two spans of noisy samples compressed into one stream, as psrec or perf
+ * record -z write them; *first_span_end is where the second span starts. */
+struct zfile {
 	char path[64];
-	int fd = th_tmpfile(path);
+	int fd;
+	uint64_t first_span_end, end;
+	size_t nr_comp;         /* COMPRESSED records written */
+	size_t span_samples;
+};
+
+static void zfile_make(struct zfile *z)
+{
+	z->fd = th_tmpfile(z->path);
 	struct pd_attr attr;
 	uint64_t id;
 	struct writer w;
-	begin_file(&w, fd, &attr, &id);
-
+	begin_file(&w, z->fd, &attr, &id);
 	struct compressor c;
 	assert_int_equal(compress_init(&c, 1, SPAN), 0);
 	uint8_t *span = malloc(SPAN);
@@ -117,9 +118,8 @@ static void test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one(void 
 	 * stream's cut points fall inside 56-byte records (7 blocks would not). */
 	for (uint64_t i = 0; n + TH_SAMPLE_SIZE <= 700000; i++, n += TH_SAMPLE_SIZE)
 		th_make_sample(span + n, 7, th_rand(&st), 1, 1, 1000 + i, 0, th_rand(&st));
-	/* Two spans: the first ends at a record boundary (a flush). */
-	uint64_t first_span_end = 0;
-	size_t nr_comp = 0;
+	z->span_samples = n / TH_SAMPLE_SIZE;
+	z->nr_comp = 0;
 	for (int round = 0; round < 2; round++) {
 		struct iovec iov = { span, n };
 		size_t len;
@@ -127,48 +127,96 @@ static void test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one(void 
 		struct iovec out = { c.out, len };
 		assert_int_equal(writer_append(&w, &out, 1), 0);
 		for (size_t p = 0; p < len; p += th_u16(c.out, p + 6))
-			nr_comp++;
+			z->nr_comp++;
 		if (round == 0)
-			first_span_end = w.end;
+			z->first_span_end = w.end;
 	}
-	size_t per_span = nr_comp / 2;
-	assert_true(per_span >= 3);     /* noisy data: several records per span */
+	z->end = w.end;
+	assert_true(z->nr_comp / 2 >= 3);       /* several records per span */
+	compress_free(&c);
+	free(span);
+}
 
-	/* Cut inside the last COMPRESSED record of the second span. */
-	uint64_t pos = first_span_end, last = 0;
-	while (pos < w.end) {
+static void zfile_free(struct zfile *z)
+{
+	close(z->fd);
+	unlink(z->path);
+}
+
+/* Where the last COMPRESSED record starts. */
+static uint64_t zfile_last_record(const struct zfile *z)
+{
+	uint64_t pos = z->first_span_end, last = 0;
+	while (pos < z->end) {
 		uint8_t h[8];
-		assert_int_equal(pread(fd, h, 8, (off_t)pos), 8);
+		assert_int_equal(pread(z->fd, h, 8, (off_t)pos), 8);
 		last = pos;
 		pos += th_u16(h, 6);
 	}
-	assert_int_equal(ftruncate(fd, (off_t)(last + 100)), 0);
-	zero_data_size(fd);
-	off_t before = file_size(path);
+	return last;
+}
+
+/*
+ * Records inside the stream straddle COMPRESSED records. Cutting the file
+ * inside the last one leaves a stream that ends inside a SAMPLE; the repair
+ * must end the data at an earlier COMPRESSED record after which the stream
+ * is at a boundary.
+ */
+static void test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one(void **state)
+{
+	(void)state;
+	struct zfile z;
+	zfile_make(&z);
+	assert_int_equal(ftruncate(z.fd, (off_t)(zfile_last_record(&z) + 100)), 0);
+	zero_data_size(z.fd);
+	off_t before = file_size(z.path);
 
 	struct recover_result res;
 	struct err e = { "" };
-	if (recover_file(path, &res, &e) < 0)
+	if (recover_file(z.path, &res, &e) < 0)
 		fail_msg("recover: %s", e.msg);
 	assert_true(res.changed);
 	assert_true(res.mmap_len > 0);
-	assert_true(res.compressed >= per_span);
-	assert_true(res.compressed < nr_comp - 1);  /* it gave up more than the cut record */
-	assert_int_equal(file_size(path), before);
+	assert_true(res.compressed >= z.nr_comp / 2);
+	assert_true(res.compressed < z.nr_comp - 1);    /* more than the cut record went */
+	assert_int_equal(file_size(z.path), before);
 
 	/* Whole samples only, and at least the first span's. */
-	size_t got = read_all(path);
-	assert_true(got >= n / TH_SAMPLE_SIZE);
-	assert_true(got < 2 * (n / TH_SAMPLE_SIZE));
+	size_t got = read_all(z.path);
+	assert_true(got >= z.span_samples);
+	assert_true(got < 2 * z.span_samples);
 
 	/* Nothing left to do on a second run. */
-	assert_int_equal(recover_file(path, &res, &e), 0);
+	assert_int_equal(recover_file(z.path, &res, &e), 0);
 	assert_false(res.changed);
+	zfile_free(&z);
+}
 
-	compress_free(&c);
-	free(span);
-	close(fd);
-	unlink(path);
+/* Killed right after a whole record: no junk after the data to hold the
+ * feature table, so records go, back to a point where the stream is
+ * whole again. */
+static void test_compressed_file_without_room_drops_back_to_a_whole_point(void **state)
+{
+	(void)state;
+	struct zfile z;
+	zfile_make(&z);
+	assert_int_equal(ftruncate(z.fd, (off_t)z.end), 0);
+	zero_data_size(z.fd);
+	off_t before = file_size(z.path);
+
+	struct recover_result res;
+	struct err e = { "" };
+	if (recover_file(z.path, &res, &e) < 0)
+		fail_msg("recover: %s", e.msg);
+	assert_true(res.changed);
+	uint64_t data_offset;
+	assert_int_equal(pread(z.fd, &data_offset, 8, 40), 8);        /* data.offset */
+	assert_true(data_offset + res.data_size + 36 <= z.end);       /* table + payload fit */
+	assert_true(res.compressed < z.nr_comp);
+	assert_int_equal(file_size(z.path), before);
+	size_t got = read_all(z.path);
+	assert_true(got >= z.span_samples);
+	zfile_free(&z);
 }
 
 static void test_text_file_is_refused_and_untouched(void **state)
@@ -195,6 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_file_cut_inside_a_record_keeps_the_complete_ones),
 		cmocka_unit_test(test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one),
+		cmocka_unit_test(test_compressed_file_without_room_drops_back_to_a_whole_point),
 		cmocka_unit_test(test_text_file_is_refused_and_untouched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
