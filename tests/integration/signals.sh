@@ -60,11 +60,11 @@ no_perf_warnings "after the stubborn command"
 out="$TMP/dur.data"
 start=$(date +%s.%N)
 code=0
-"$PSREC" -q -e cpu-clock --duration 0.5 -o "$out" -- "$SPIN" 30 1 || code=$?
+"$PSREC" -q -e cpu-clock --duration 0.5 -o "$out" -- "$SPIN" 29 1 || code=$?
 end=$(date +%s.%N)
 [ "$code" = 0 ] || fail "--duration with a command: exit $code"
 awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s < 5) }' || fail "--duration 0.5 with a command did not end it"
-pgrep -f "$SPIN 30 1" >/dev/null && { pkill -KILL -f "$SPIN 30 1"; fail "--duration: the command outlived psrec"; }
+pgrep -f "$SPIN 29 1" >/dev/null && { pkill -KILL -f "$SPIN 29 1"; fail "--duration: the command outlived psrec"; }
 grep -q hot_a <<<"$(report -i "$out" --no-children --sort sym)" || fail "--duration: no hot_a samples"
 
 # Ctrl-C typed at a terminal: the kernel sends SIGINT to the whole
