@@ -139,18 +139,25 @@ done:
 	return ret;
 }
 
-/* Count what [begin, end) holds. */
-static void count_records(const uint8_t *base, uint64_t begin, uint64_t end, struct recover_result *res)
+/* Walk the complete records of types perf knows in [begin, limit), count
+ * them, and return where they end: at limit, or at the first record that
+ * is cut short, impossibly sized or of an unknown type (where a feature
+ * table or junk begins). */
+static uint64_t walk_records(const uint8_t *base, uint64_t begin, uint64_t limit, struct recover_result *res)
 {
 	res->records = res->samples = res->compressed = 0;
-	for (uint64_t pos = begin; pos < end;) {
+	uint64_t pos = begin;
+	while (limit - pos >= sizeof(struct pd_event_header)) {
 		struct pd_event_header rh;
 		memcpy(&rh, base + pos, sizeof(rh));
+		if (rh.size < sizeof(rh) || rh.size > limit - pos || !known_type(rh.type))
+			break;
 		res->compressed += rh.type == PD_RECORD_COMPRESSED;
 		res->samples += rh.type == PD_RECORD_SAMPLE;
 		res->records++;
 		pos += rh.size;
 	}
+	return pos;
 }
 
 int recover_file(const char *path, struct recover_result *res, struct err *e)
@@ -195,17 +202,7 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 		goto out;
 	}
 
-	/* Walk complete records of known types. */
-	uint64_t pos = h.data.offset;
-	while (size - pos >= sizeof(struct pd_event_header)) {
-		struct pd_event_header rh;
-		memcpy(&rh, base + pos, sizeof(rh));
-		if (rh.size < sizeof(rh) || rh.size > size - pos || !known_type(rh.type))
-			break;
-		pos += rh.size;
-	}
-	uint64_t end = pos;
-	count_records(base, h.data.offset, end, res);
+	uint64_t end = walk_records(base, h.data.offset, size, res);
 	res->old_data_size = h.data.size;
 	res->data_size = end - h.data.offset;
 	res->unused_bytes = size - end;
@@ -226,14 +223,17 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 			goto out;
 		}
 		uint64_t whole_end;
-		int m = scan_compressed(base, h.data.offset, end, size - need, &comp.mmap_len, &whole_end);
-		if (m < 0) {
-			err = err_set(e, m, "%s: the compressed data does not decode; nothing changed", path);
+		int serr = scan_compressed(base, h.data.offset, end, size - need, &comp.mmap_len, &whole_end);
+		if (serr < 0) {
+			err = err_set(e, serr, "%s: the compressed data does not decode; nothing changed", path);
 			goto out;
 		}
-		end = whole_end;
-		count_records(base, h.data.offset, end, res);
+		end = walk_records(base, h.data.offset, whole_end, res);
 	}
+	res->data_size = end - h.data.offset;
+	res->unused_bytes = size - end;
+
+	/* The feature table first, then the header that points at it. */
 	if (res->compressed) {
 		if (comp.mmap_len == 0)
 			comp.mmap_len = 1;
@@ -241,12 +241,6 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 		table.offset = end + sizeof(table);
 		table.size = sizeof(comp);
 		bits[PD_FEAT_COMPRESSED / 64] |= 1ULL << (PD_FEAT_COMPRESSED % 64);
-	}
-	res->data_size = end - h.data.offset;
-	res->unused_bytes = size - end;
-
-	/* The feature table first, then the header that points at it. */
-	if (res->compressed) {
 		uint8_t tail[sizeof(table) + sizeof(comp)];
 		memcpy(tail, &table, sizeof(table));
 		memcpy(tail + sizeof(table), &comp, sizeof(comp));
