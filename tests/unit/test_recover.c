@@ -26,18 +26,27 @@ static void begin_file(struct writer *w, int fd, struct pd_attr *attr, uint64_t 
 	assert_int_equal(writer_begin(w, fd, &ev, 1), 0);
 }
 
-/* As a recorder killed with -9 leaves it: data.size never written. */
-static void zero_data_size(int fd)
-{
-	uint64_t zero = 0;
-	assert_int_equal(pwrite(fd, &zero, sizeof(zero), PD_HEADER_DATA_SIZE_OFFSET), (ssize_t)sizeof(zero));
-}
-
 static off_t file_size(const char *path)
 {
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	return st.st_size;
+}
+
+/* Leave the file as a recorder killed with -9 would: cut at cut_at, with
+ * data.size never written. Then repair it, which must succeed, change the
+ * header, and keep the file's size. */
+static void kill_and_recover(int fd, const char *path, uint64_t cut_at, struct recover_result *res)
+{
+	assert_int_equal(ftruncate(fd, (off_t)cut_at), 0);
+	uint64_t zero = 0;
+	assert_int_equal(pwrite(fd, &zero, sizeof(zero), PD_HEADER_DATA_SIZE_OFFSET), (ssize_t)sizeof(zero));
+	off_t before = file_size(path);
+	struct err e = { "" };
+	if (recover_file(path, res, &e) < 0)
+		fail_msg("recover: %s", e.msg);
+	assert_true(res->changed);
+	assert_int_equal(file_size(path), before);
 }
 
 /* Read every record; returns how many, failing the test on an error. */
@@ -73,19 +82,11 @@ static void test_plain_file_cut_inside_a_record_keeps_the_complete_ones(void **s
 		struct iovec iov = { rec, sizeof(rec) };
 		assert_int_equal(writer_append(&w, &iov, 1), 0);
 	}
-	uint64_t data_end = w.end;
-	assert_int_equal(ftruncate(fd, (off_t)(data_end - TH_SAMPLE_SIZE / 2)), 0);
-	zero_data_size(fd);
-	off_t before = file_size(path);
-
 	struct recover_result res;
-	struct err e = { "" };
-	assert_int_equal(recover_file(path, &res, &e), 0);
-	assert_true(res.changed);
+	kill_and_recover(fd, path, w.end - TH_SAMPLE_SIZE / 2, &res);
 	assert_int_equal(res.records, 99);
 	assert_int_equal(res.samples, 99);
 	assert_int_equal(res.compressed, 0);
-	assert_int_equal(file_size(path), before);
 	assert_int_equal(read_all(path), 99);
 	close(fd);
 	unlink(path);
@@ -167,19 +168,11 @@ static void test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one(void 
 	(void)state;
 	struct zfile z;
 	zfile_make(&z);
-	assert_int_equal(ftruncate(z.fd, (off_t)(zfile_last_record(&z) + 100)), 0);
-	zero_data_size(z.fd);
-	off_t before = file_size(z.path);
-
 	struct recover_result res;
-	struct err e = { "" };
-	if (recover_file(z.path, &res, &e) < 0)
-		fail_msg("recover: %s", e.msg);
-	assert_true(res.changed);
+	kill_and_recover(z.fd, z.path, zfile_last_record(&z) + 100, &res);
 	assert_true(res.mmap_len > 0);
 	assert_true(res.compressed >= z.nr_comp / 2);
 	assert_true(res.compressed < z.nr_comp - 1);    /* more than the cut record went */
-	assert_int_equal(file_size(z.path), before);
 
 	/* Whole samples only, and at least the first span's. */
 	size_t got = read_all(z.path);
@@ -187,6 +180,7 @@ static void test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one(void 
 	assert_true(got < 2 * z.span_samples);
 
 	/* Nothing left to do on a second run. */
+	struct err e = { "" };
 	assert_int_equal(recover_file(z.path, &res, &e), 0);
 	assert_false(res.changed);
 	zfile_free(&z);
@@ -200,20 +194,12 @@ static void test_compressed_file_without_room_drops_back_to_a_whole_point(void *
 	(void)state;
 	struct zfile z;
 	zfile_make(&z);
-	assert_int_equal(ftruncate(z.fd, (off_t)z.end), 0);
-	zero_data_size(z.fd);
-	off_t before = file_size(z.path);
-
 	struct recover_result res;
-	struct err e = { "" };
-	if (recover_file(z.path, &res, &e) < 0)
-		fail_msg("recover: %s", e.msg);
-	assert_true(res.changed);
+	kill_and_recover(z.fd, z.path, z.end, &res);
 	uint64_t data_offset;
 	assert_int_equal(pread(z.fd, &data_offset, 8, 40), 8);        /* data.offset */
 	assert_true(data_offset + res.data_size + 36 <= z.end);       /* table + payload fit */
 	assert_true(res.compressed < z.nr_comp);
-	assert_int_equal(file_size(z.path), before);
 	size_t got = read_all(z.path);
 	assert_true(got >= z.span_samples);
 	zfile_free(&z);
