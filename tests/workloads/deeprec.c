@@ -23,16 +23,9 @@ void leaf_burn(double until);
 static volatile unsigned long sink;
 static long loops; /* > 0: fixed work instead of a duration */
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 __attribute__((noipa)) void leaf_burn(double until)
 {
-	for (long n = 0; loops > 0 ? n < loops : now() < until; n++)
+	for (long n = 0; loops > 0 ? n < loops : benchstat_now() < until; n++)
 		for (int i = 0; i < 200000; i++)
 			sink = sink * 7 + (unsigned long)i;
 }
@@ -72,7 +65,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: deeprec [SECONDS [DEPTH]]\n");
 		return 2;
 	}
-	rec_a(depth, now() + secs);
+	rec_a(depth, benchstat_now() + secs);
 	benchstat_work = loops;
 	return 0;
 }

@@ -19,17 +19,10 @@ double middle(double until);
 static volatile unsigned long sink;
 static long loops; /* > 0: fixed work instead of a duration */
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 __attribute__((noinline, noipa)) double leaf(double until)
 {
 	double t = 0;
-	for (long n = 0; loops > 0 ? n < loops : (t = now()) < until; n++)
+	for (long n = 0; loops > 0 ? n < loops : (t = benchstat_now()) < until; n++)
 		for (int i = 0; i < 200000; i++)
 			sink = sink * 13 + (unsigned long)i;
 	return t + 1;
@@ -53,7 +46,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nofp [SECONDS]\n");
 		return 2;
 	}
-	double r = middle(now() + secs);
+	double r = middle(benchstat_now() + secs);
 	benchstat_work = loops;
 	return r > 0 ? 0 : 1;
 }
