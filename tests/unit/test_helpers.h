@@ -35,10 +35,9 @@ static inline int th_tmpfile(char path[64])
 	return fd;
 }
 
-/* A temporary file holding exactly len bytes of p; returns its path in path. */
-static inline void th_write_file(char path[64], const void *p, size_t len)
+/* Write all len bytes of p to fd, then close it. */
+static inline void th_write_close(int fd, const void *p, size_t len)
 {
-	int fd = th_tmpfile(path);
 	const uint8_t *b = p;
 	while (len > 0) {
 		ssize_t n = write(fd, b, len);
@@ -47,6 +46,12 @@ static inline void th_write_file(char path[64], const void *p, size_t len)
 		len -= (size_t)n;
 	}
 	assert_int_equal(close(fd), 0);
+}
+
+/* A temporary file holding exactly len bytes of p; returns its path in path. */
+static inline void th_write_file(char path[64], const void *p, size_t len)
+{
+	th_write_close(th_tmpfile(path), p, len);
 }
 
 /* Read a whole file into a malloc'd buffer (caller frees). */
@@ -192,14 +197,7 @@ static inline void th_put_file(const char *path, const char *content)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		fail_msg("cannot create %s: %s", path, strerror(errno));
-	size_t len = strlen(content);
-	while (len > 0) {
-		ssize_t n = write(fd, content, len);
-		assert_true(n > 0);
-		content += n;
-		len -= (size_t)n;
-	}
-	assert_int_equal(close(fd), 0);
+	th_write_close(fd, content, strlen(content));
 }
 
 /*
