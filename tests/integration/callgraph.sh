@@ -5,14 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 
-# chain_stats FILE: for every sample, "<rec_a/rec_b frames> <1 if main>".
-chain_stats() {
-	"$PERF" script -i "$1" 2>"$TMP/perf.err" |
-		awk '/cpu-clock/ { if (s) print n, m; s = 1; n = 0; m = 0; next }
-		     /rec_a|rec_b/ { n++ } / main\+/ { m = 1 }
-		     END { if (s) print n, m }'
-}
-
 # -g: frame pointers, depth 50.
 "$PSREC" -q -e cpu-clock -g -o "$TMP/fp.data" -- "$DEEPREC" 1 50 || fail "psrec -g failed"
 chain_stats "$TMP/fp.data" >"$TMP/fp.txt"
@@ -22,7 +14,7 @@ deep=$(awk '$1 >= 40 && $2 == 1' "$TMP/fp.txt" | wc -l)
 [ "$total" -gt 1000 ] || fail "only $total samples"
 awk -v d="$deep" -v t="$total" 'BEGIN { exit !(d >= 0.9 * t) }' || fail "only $deep of $total samples have >= 40 rec_a/rec_b frames ending in main"
 txt=$(report -i "$TMP/fp.data" --no-children --sort sym)
-grep -q -- '---rec_[ab]' <<<"$txt" || fail "perf report does not show call chains without -g"
+shows_rec_chain <<<"$txt" || fail "perf report does not show call chains without -g"
 grep -q 'rec_a' <<<"$txt" || fail "perf report chains lack rec_a"
 
 # --max-stack 20 caps the chain.

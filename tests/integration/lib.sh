@@ -11,6 +11,11 @@ trap 'rm -rf "$TMP"' EXIT
 
 fail() {
 	echo "FAIL: $*" >&2
+	# What perf said last, so a failure in CI explains itself.
+	if [ -s "$TMP/perf.err" ]; then
+		echo "perf's last diagnostics:" >&2
+		head -n 20 "$TMP/perf.err" >&2
+	fi
 	exit 1
 }
 
@@ -42,6 +47,22 @@ need_perf() {
 # perf report exits 0 even when it fails, so callers assert on the output.
 report() {
 	"$PERF" report --stdio "$@" 2>"$TMP/perf.err"
+}
+
+# True if a `perf report -g --no-children --sort sym` text shows call chains
+# through rec_a/rec_b. perf starts a chain that every sample shares with
+# "---rec_b", and one that forks right below the symbol with
+# "|--99.95%--rec_b"; both count.
+shows_rec_chain() {
+	grep -Eq -- '--(-|[0-9.]+%--)rec_[ab]$'
+}
+
+# chain_stats FILE: for every sample, "<rec_a/rec_b frames> <1 if main>".
+chain_stats() {
+	"$PERF" script -i "$1" 2>"$TMP/perf.err" |
+		awk '/cpu-clock/ { if (s) print n, m; s = 1; n = 0; m = 0; next }
+		     /rec_a|rec_b/ { n++ } / main\+/ { m = 1 }
+		     END { if (s) print n, m }'
 }
 
 # Fail if perf printed a warning or an error while reading.
