@@ -80,6 +80,13 @@ static int sys_pidfd_open(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+/* ENOSYS means the kernel (or a syscall emulator such as valgrind) has no
+ * pidfd_open; any other errno is a resource problem the hint would hide. */
+static const char *pidfd_hint(int code)
+{
+	return code == ENOSYS ? " (the kernel, or valgrind if psrec runs under it, lacks pidfd_open; psrec needs Linux 5.3 or newer)" : "";
+}
+
 static void child_run(int go, int ex, const char *path, char *const argv[], const sigset_t *mask,
 		      bool stdout_to_stderr)
 {
@@ -140,7 +147,7 @@ int target_fork(struct target_child *c, const char *path, char *const argv[],
 	if (c->pidfd < 0) {
 		int code = -errno;
 		target_abort(c);
-		return err_set(e, code, "pidfd_open: %s (psrec needs Linux 5.3 or newer)", strerror(-code));
+		return err_set(e, code, "pidfd_open: %s%s", strerror(-code), pidfd_hint(-code));
 	}
 	return 0;
 }
@@ -262,7 +269,7 @@ static int add_proc(struct target_attach *t, pid_t pid, bool whole, struct err *
 		int code = errno;
 		if (code == ESRCH)
 			return err_set(e, -ESRCH, "process %d exited while psrec was starting", (int)pid);
-		return err_set(e, -code, "pidfd_open(%d): %s (psrec needs Linux 5.3 or newer)", (int)pid, strerror(code));
+		return err_set(e, -code, "pidfd_open(%d): %s%s", (int)pid, strerror(code), pidfd_hint(code));
 	}
 	t->nr_procs++;
 	return (int)(t->nr_procs - 1);
