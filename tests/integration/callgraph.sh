@@ -7,12 +7,7 @@ need_perf
 
 # -g: frame pointers, depth 50.
 "$PSREC" -q -e cpu-clock -g -o "$TMP/fp.data" -- "$DEEPREC" 1 50 || fail "psrec -g failed"
-chain_stats "$TMP/fp.data" >"$TMP/fp.txt"
-no_perf_warnings "-g"
-total=$(wc -l <"$TMP/fp.txt")
-deep=$(awk '$1 >= 40 && $2 == 1' "$TMP/fp.txt" | wc -l)
-[ "$total" -gt 1000 ] || fail "only $total samples"
-awk -v d="$deep" -v t="$total" 'BEGIN { exit !(d >= 0.9 * t) }' || fail "only $deep of $total samples have >= 40 rec_a/rec_b frames ending in main"
+assert_deep_chains "$TMP/fp.data" "-g"
 txt=$(report -i "$TMP/fp.data" --no-children --sort sym)
 shows_rec_chain <<<"$txt" || fail "perf report does not show call chains without -g"
 grep -q 'rec_a' <<<"$txt" || fail "perf report chains lack rec_a"

@@ -25,12 +25,7 @@ n=$("$PERF" script -i "$TMP/z.data" 2>/dev/null | wc -l)
 
 # A higher level, and with call chains.
 "$PSREC" -q -e cpu-clock --compression-level=9 -g -o "$TMP/z9.data" -- "$DEEPREC" 1 50 || fail "-z 9 -g failed"
-chain_stats "$TMP/z9.data" >"$TMP/z9.txt"
-no_perf_warnings "-z 9 -g"
-total=$(wc -l <"$TMP/z9.txt")
-deep=$(awk '$1 >= 40 && $2 == 1' "$TMP/z9.txt" | wc -l)
-[ "$total" -gt 1000 ] || fail "-z -g: only $total samples"
-awk -v d="$deep" -v t="$total" 'BEGIN { exit !(d >= 0.9 * t) }' || fail "-z -g: only $deep of $total samples have >= 40 rec_a/rec_b frames ending in main"
+assert_deep_chains "$TMP/z9.data" "-z 9 -g"
 report -i "$TMP/z9.data" --no-children --sort sym | shows_rec_chain || fail "-z -g: perf report shows no call chains"
 no_perf_warnings "-z 9 -g (report)"
 grep -q 'level = 9' <("$PERF" report -i "$TMP/z9.data" --header-only 2>/dev/null) || fail "level 9 not recorded"

@@ -57,12 +57,29 @@ shows_rec_chain() {
 	grep -Eq -- '--(-|[0-9.]+%--)rec_[ab]$'
 }
 
-# chain_stats FILE: for every sample, "<rec_a/rec_b frames> <1 if main>".
+# chain_stats FILE: for every sample,
+# "<rec_a/rec_b frames> <1 if main> <1 if the sample is in leaf_burn>".
 chain_stats() {
 	"$PERF" script -i "$1" 2>"$TMP/perf.err" |
-		awk '/cpu-clock/ { if (s) print n, m; s = 1; n = 0; m = 0; next }
+		awk '/cpu-clock/ { if (s) print n, m, l; s = 1; n = 0; m = 0; l = 0; k = 0; next }
+		     NF >= 2 { if (++k == 1 && $2 ~ /^leaf_burn\+/) l = 1 }
 		     /rec_a|rec_b/ { n++ } / main\+/ { m = 1 }
-		     END { if (s) print n, m }'
+		     END { if (s) print n, m, l }'
+}
+
+# assert_deep_chains FILE WHAT: a deeprec recording (depth 50) whose
+# leaf_burn samples carry >= 40 rec_a/rec_b frames ending in main, >= 90% of
+# them. Only leaf samples count: the rest (exec, exit, and the leak scan an
+# ASan build runs at exit) have short chains, and more of them under load.
+assert_deep_chains() {
+	chain_stats "$1" >"$TMP/chains.txt"
+	no_perf_warnings "$2"
+	local leaf deep
+	leaf=$(awk '$3 == 1' "$TMP/chains.txt" | wc -l)
+	deep=$(awk '$3 == 1 && $1 >= 40 && $2 == 1' "$TMP/chains.txt" | wc -l)
+	[ "$leaf" -gt 1000 ] || fail "$2: only $leaf samples in leaf_burn"
+	awk -v d="$deep" -v t="$leaf" 'BEGIN { exit !(d >= 0.9 * t) }' ||
+		fail "$2: only $deep of $leaf leaf_burn samples have >= 40 rec_a/rec_b frames ending in main"
 }
 
 # Fail if perf printed a warning or an error while reading.
