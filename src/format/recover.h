@@ -15,8 +15,9 @@
  * it. The decompressed stream must end at a record boundary too: records
  * inside it straddle COMPRESSED records, so a kill can leave its last
  * record half there; the data then ends at the last COMPRESSED record
- * after which the stream is whole. The file never grows and is never truncated; only the header and,
- * for compressed data, 36 bytes after the kept data are written.
+ * after which the stream is whole. The file never grows and is never
+ * truncated; only the header and, for compressed data, 36 bytes after the
+ * kept data are written.
  */
 #ifndef PSREC_FORMAT_RECOVER_H
 #define PSREC_FORMAT_RECOVER_H

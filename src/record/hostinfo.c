@@ -44,7 +44,9 @@ static void read_cpuinfo_block(char *buf, size_t len)
 static int cpuinfo_value(const char *block, const char *key, char *out, size_t len)
 {
 	size_t klen = strlen(key);
-	for (const char *line = block; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	for (const char *line = block, *next; *line; line = next) {
+		const char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
 		if (strncmp(line, key, klen) != 0)
 			continue;
 		const char *p = line + klen;

@@ -11,7 +11,6 @@
  * rates, for a case the loop already handles.) The sample ids
  * (PERF_EVENT_IOC_ID) go under their event, for the file's ids sections; a
  * lone event needs only one.
-
  *
  * Attrs: sample_type IP|TID|TIME|PERIOD (+IDENTIFIER, +CPU, see below), sample_id_all,
  * use_clockid, disabled (+ inherit for a command or -p, + enable_on_exec
