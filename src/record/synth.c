@@ -127,15 +127,6 @@ int synth_comm(struct buf *b, pid_t pid, pid_t tid, const char *name, size_t tra
 	return put_record(b, PD_RECORD_COMM, 0, &p, 8 + n + 1, trailer_size);
 }
 
-int synth_fork(struct buf *b, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, size_t trailer_size)
-{
-	struct {
-		uint32_t pid, ppid, tid, ptid;
-		uint64_t time;
-	} p = { (uint32_t)pid, (uint32_t)ppid, (uint32_t)tid, (uint32_t)ptid, 0 };
-	return put_record(b, PD_RECORD_FORK, PD_MISC_FORK_EXEC, &p, sizeof(p), trailer_size);
-}
-
 int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, size_t trailer_size)
 {
 	struct {
@@ -187,35 +178,53 @@ static int map_cb(void *ctx, const struct procfs_map *m)
 	return synth_mmap2(c->b, c->pid, m, c->trailer);
 }
 
+/* COMM for each of tids[0..n) but the leader; a thread that exited
+ * meanwhile is skipped, the process goes on. */
+static int comm_threads(struct buf *b, const char *root, pid_t pid, const pid_t *tids, size_t n,
+			size_t trailer_size, size_t *threads)
+{
+	int err = 0;
+	for (size_t i = 0; !err && i < n; i++) {
+		char name[PROCFS_COMM_MAX];
+		if (tids[i] == pid || procfs_comm(root, pid, tids[i], name))
+			continue;
+		err = synth_comm(b, pid, tids[i], name, trailer_size);
+		if (!err)
+			(*threads)++;
+	}
+	return err;
+}
+
+static bool has_tid(const pid_t *tids, size_t n, pid_t tid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
 int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids, size_t nr_tids,
 		  bool data_maps, size_t trailer_size, struct synth_counts *cnt)
 {
 	size_t mark = b->len;
 	pid_t *all = NULL;
 	size_t n = nr_tids;
-	int err = 0;
+	size_t threads = 0;
+	struct map_ctx mc = { b, pid, data_maps, trailer_size, 0 };
 
 	struct procfs_status leader;
-	err = procfs_status(root, pid, pid, &leader);
+	int err = procfs_status(root, pid, pid, &leader);
 	if (!err && !tids) {
 		err = procfs_threads(root, pid, &all, &n);
 		tids = all;
 	}
-	size_t threads = 0;
-	for (size_t i = 0; !err && i < n; i++) {
-		char name[PROCFS_COMM_MAX];
-		if (tids[i] == pid)
-			memcpy(name, leader.name, sizeof(name));
-		else if (procfs_comm(root, pid, tids[i], name))
-			continue; /* the thread exited; the process goes on */
-		pid_t parent = tids[i] == pid ? leader.ppid : pid;
-		err = synth_fork(b, pid, parent, tids[i], parent, trailer_size);
-		if (!err)
-			err = synth_comm(b, pid, tids[i], name, trailer_size);
+	/* The order perf record -p writes: the leader's COMM, the process's
+	 * maps, then a COMM per other thread (threads share the leader's
+	 * maps in every reader). */
+	if (!err && has_tid(tids, n, pid)) {
+		err = synth_comm(b, pid, pid, leader.name, trailer_size);
 		threads++;
 	}
-	free(all);
-	struct map_ctx mc = { b, pid, data_maps, trailer_size, 0 };
 	if (!err && !leader.kthread) {
 		size_t before_maps = b->len;
 		err = procfs_for_each_map(root, pid, map_cb, &mc);
@@ -228,6 +237,9 @@ int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids,
 			err = 0;
 		}
 	}
+	if (!err)
+		err = comm_threads(b, root, pid, tids, n, trailer_size, &threads);
+	free(all);
 	if (err == -ESRCH) {
 		b->len = mark;
 		cnt->vanished++;

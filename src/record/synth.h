@@ -41,11 +41,6 @@ int synth_kernel_mmap(struct buf *b, const struct kernel_map *km, size_t trailer
 /* COMM pid/tid name (name truncated to 15 bytes like the kernel's). */
 int synth_comm(struct buf *b, pid_t pid, pid_t tid, const char *name, size_t trailer_size);
 
-/* FORK pid/tid from ppid/ptid, misc FORK_EXEC: perf then does not copy the
- * parent's maps into the child (the MMAP2 records that follow describe
- * them), as it does for its own synthesized FORKs. */
-int synth_fork(struct buf *b, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, size_t trailer_size);
-
 struct procfs_map;
 /* MMAP2 of one mapping of process pid, misc USER (| MMAP_DATA when not
  * executable). An empty or "[anon:...]" name becomes "//anon". */
@@ -58,12 +53,20 @@ struct synth_counts {
 };
 
 /*
- * Describe an existing process from /proc (root): FORK + COMM for every
- * thread, MMAP2 for every executable mapping (plus readable file mappings
- * when data_maps). Only tids[0..nr_tids) when tids is not NULL. A process
- * that vanishes mid-scan leaves nothing in b and counts as vanished; one
- * whose maps or status /proc refuses to show counts as unreadable. Only
- * running out of memory is an error.
+ * Describe an existing process from /proc: a COMM for every thread and an
+ * MMAP2 for every executable mapping (plus readable file mappings when
+ * data_maps), the leader's COMM first, then the maps, then the other
+ * threads, as perf record -p writes them. Only tids[0..nr_tids) when tids
+ * is not NULL.
+ *
+ * No FORK: one naming the real parent points at a process the file may
+ * never describe, and hotspot's perfparser then copies that parent's
+ * empty address space over the child's (no sample resolves). No reader
+ * needs one: perf and perfparser give every thread its process's maps.
+ *
+ * A process that vanishes mid-scan leaves nothing in b and counts as
+ * vanished; one whose maps or status /proc refuses to show counts as
+ * unreadable. Only running out of memory is an error.
  */
 int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids, size_t nr_tids,
 		  bool data_maps, size_t trailer_size, struct synth_counts *cnt);

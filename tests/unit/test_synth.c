@@ -1,8 +1,8 @@
 /*
  * test_synth.c - synthesized records (src/record/synth.c): the kernel map
- * from a kallsyms file, the kernel MMAP record, COMM, FORK and MMAP2 records,
- * and whole processes described from a fake proc root
- * (perf-data-format.md 3.3, 4.2).
+ * from a kallsyms file, the kernel MMAP record, COMM and MMAP2 records, and
+ * whole processes described from a fake proc root, with no FORK
+ * (perf-data-format.md 3.3, 4.1, 4.2).
  */
 #include "test_helpers.h"
 
@@ -283,20 +283,6 @@ static size_t walk(const struct buf *b, size_t start, struct rec *out)
 	return n;
 }
 
-static void check_fork(const struct rec *r, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, size_t trailer)
-{
-	assert_int_equal(r->type, PD_RECORD_FORK);
-	assert_int_equal(r->misc, PD_MISC_FORK_EXEC);
-	/* 8 header + u32 pid, ppid, tid, ptid + u64 time, then the trailer */
-	assert_int_equal(r->size, 32 + trailer);
-	assert_int_equal(th_u32(r->p, 8), (uint32_t)pid);
-	assert_int_equal(th_u32(r->p, 12), (uint32_t)ppid);
-	assert_int_equal(th_u32(r->p, 16), (uint32_t)tid);
-	assert_int_equal(th_u32(r->p, 20), (uint32_t)ptid);
-	assert_int_equal(th_u64(r->p, 24), 0);              /* time */
-	assert_true(th_all_zero(r->p + 32, trailer));
-}
-
 static void check_comm_rec(const struct rec *r, pid_t pid, pid_t tid, const char *name)
 {
 	assert_int_equal(r->type, PD_RECORD_COMM);
@@ -336,40 +322,6 @@ static void check_mmap2(const struct rec *r, pid_t pid, const struct want_map *w
 	assert_memory_equal(r->p + 72, w->name, nlen);
 	assert_true(th_all_zero(r->p + 72 + nlen, name_area - nlen)); /* NUL + pad */
 	assert_true(th_all_zero(r->p + r->size - trailer, trailer));
-}
-
-/* ---- synth_fork ---------------------------------------------------------- */
-
-static void test_synth_fork_layout_fields_in_order_time_zero_and_zero_trailer(void **state)
-{
-	(void)state;
-	static const size_t trailers[] = { 0, 8, 16, 24, 40 };
-	for (size_t i = 0; i < sizeof(trailers) / sizeof(trailers[0]); i++) {
-		struct buf b = BUF_INIT;
-		assert_int_equal(synth_fork(&b, 1234, 1, 1235, 1234, trailers[i]), 0);
-		struct rec r[MAX_RECS];
-		assert_int_equal(walk(&b, 0, r), 1);
-		assert_int_equal(r[0].size % 8, 0);
-		check_fork(&r[0], 1234, 1, 1235, 1234, trailers[i]);
-		buf_free(&b);
-	}
-	/* perf's own FORK/EXIT with a TID|TIME trailer is 48 bytes */
-	struct buf b = BUF_INIT;
-	assert_int_equal(synth_fork(&b, 7, 1, 7, 1, 16), 0);
-	assert_int_equal(b.len, 48);
-	assert_int_equal(th_u16(b.data, 4), 1 << 13);
-	assert_int_equal(th_u32(b.data, 0), 7);
-	buf_free(&b);
-}
-
-static void test_synth_fork_trailer_too_big_is_e2big_and_appends_nothing(void **state)
-{
-	(void)state;
-	struct buf b = BUF_INIT;
-	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
-	assert_int_equal(synth_fork(&b, 1, 0, 1, 0, 70000), -E2BIG);
-	assert_int_equal(b.len, 8);
-	buf_free(&b);
 }
 
 /* ---- synth_mmap2 --------------------------------------------------------- */
@@ -586,19 +538,28 @@ static void make_spin(void)
 	th_fake_maps(root, PID, maps4);
 }
 
-static void check_spin_threads(const struct rec *r)
+/* No record of any type but COMM and MMAP2: in particular no FORK, whose
+ * parent hotspot's perfparser would copy over the process (issue 9). */
+static void check_only_comm_and_mmap2(const struct rec *r, size_t n)
 {
-	/* the leader's parent is its PPid; the other threads' parent is the
-	 * leader (perf-data-format.md 4.2) */
-	check_fork(&r[0], PID, PPID, PID, PPID, TR);
-	check_comm_rec(&r[1], PID, PID, "spin");
-	check_fork(&r[2], PID, PID, PID + 1, PID, TR);
-	check_comm_rec(&r[3], PID, PID + 1, "worker-1");
-	check_fork(&r[4], PID, PID, PID + 2, PID, TR);
-	check_comm_rec(&r[5], PID, PID + 2, "worker-2");
+	for (size_t i = 0; i < n; i++)
+		assert_true(r[i].type == PD_RECORD_COMM || r[i].type == PD_RECORD_MMAP2);
 }
 
-static void test_synth_process_emits_fork_comm_per_thread_and_mmap2_per_exec_map(void **state)
+/* The leader's COMM comes first, the maps next, the other threads last:
+ * the order perf record -p writes (perf-data-format.md 4.1). */
+static void check_spin_leader(const struct rec *r)
+{
+	check_comm_rec(&r[0], PID, PID, "spin");
+}
+
+static void check_spin_workers(const struct rec *r)
+{
+	check_comm_rec(&r[0], PID, PID + 1, "worker-1");
+	check_comm_rec(&r[1], PID, PID + 2, "worker-2");
+}
+
+static void test_synth_process_emits_leader_comm_maps_then_thread_comms_and_no_fork(void **state)
 {
 	(void)state;
 	make_spin();
@@ -609,10 +570,12 @@ static void test_synth_process_emits_fork_comm_per_thread_and_mmap2_per_exec_map
 	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
 	assert_memory_equal(b.data, "prefix!!", 8);
 	struct rec r[MAX_RECS];
-	assert_int_equal(walk(&b, 8, r), 8);
-	check_spin_threads(r);
-	check_mmap2(&r[6], PID, &spin_text, TR);
-	check_mmap2(&r[7], PID, &libc_text, TR);
+	assert_int_equal(walk(&b, 8, r), 5);
+	check_only_comm_and_mmap2(r, 5);
+	check_spin_leader(r);
+	check_mmap2(&r[1], PID, &spin_text, TR);
+	check_mmap2(&r[2], PID, &libc_text, TR);
+	check_spin_workers(&r[3]);
 	assert_int_equal(cnt.processes, 1);
 	assert_int_equal(cnt.threads, 3);
 	assert_int_equal(cnt.maps, 2);
@@ -630,11 +593,13 @@ static void test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymo
 	memset(&cnt, 0, sizeof(cnt));
 	assert_int_equal(synth_process(&b, root, PID, NULL, 0, true, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
-	assert_int_equal(walk(&b, 0, r), 9);
-	check_spin_threads(r);
-	check_mmap2(&r[6], PID, &spin_text, TR);
-	check_mmap2(&r[7], PID, &spin_rodata, TR);   /* misc USER|MMAP_DATA */
-	check_mmap2(&r[8], PID, &libc_text, TR);
+	assert_int_equal(walk(&b, 0, r), 6);
+	check_only_comm_and_mmap2(r, 6);
+	check_spin_leader(r);
+	check_mmap2(&r[1], PID, &spin_text, TR);
+	check_mmap2(&r[2], PID, &spin_rodata, TR);   /* misc USER|MMAP_DATA */
+	check_mmap2(&r[3], PID, &libc_text, TR);
+	check_spin_workers(&r[4]);
 	assert_int_equal(cnt.processes, 1);
 	assert_int_equal(cnt.threads, 3);
 	assert_int_equal(cnt.maps, 3);
@@ -651,26 +616,27 @@ static void test_synth_process_with_tids_describes_only_those_threads(void **sta
 	const pid_t tids[] = { PID + 2 };
 	assert_int_equal(synth_process(&b, root, PID, tids, 1, false, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
-	assert_int_equal(walk(&b, 0, r), 4);
-	check_fork(&r[0], PID, PID, PID + 2, PID, TR);
-	check_comm_rec(&r[1], PID, PID + 2, "worker-2");
+	assert_int_equal(walk(&b, 0, r), 3);
 	/* the maps are the process's, needed whichever threads are sampled */
-	check_mmap2(&r[2], PID, &spin_text, TR);
-	check_mmap2(&r[3], PID, &libc_text, TR);
+	check_mmap2(&r[0], PID, &spin_text, TR);
+	check_mmap2(&r[1], PID, &libc_text, TR);
+	check_comm_rec(&r[2], PID, PID + 2, "worker-2");
 	assert_int_equal(cnt.processes, 1);
 	assert_int_equal(cnt.threads, 1);
 	assert_int_equal(cnt.maps, 2);
 	buf_free(&b);
 
-	/* the leader among the tids gets its PPid; a tid that has exited is
+	/* the leader among the tids comes first; a tid that has exited is
 	 * skipped */
 	struct buf b2 = BUF_INIT;
 	memset(&cnt, 0, sizeof(cnt));
 	const pid_t tids2[] = { PID, PID + 7 };
 	assert_int_equal(synth_process(&b2, root, PID, tids2, 2, false, TR, &cnt), 0);
-	assert_int_equal(walk(&b2, 0, r), 4);
-	check_fork(&r[0], PID, PPID, PID, PPID, TR);
-	check_comm_rec(&r[1], PID, PID, "spin");
+	assert_int_equal(walk(&b2, 0, r), 3);
+	check_only_comm_and_mmap2(r, 3);
+	check_comm_rec(&r[0], PID, PID, "spin");
+	check_mmap2(&r[1], PID, &spin_text, TR);
+	check_mmap2(&r[2], PID, &libc_text, TR);
 	assert_int_equal(cnt.threads, 1);
 	assert_int_equal(cnt.processes, 1);
 	buf_free(&b2);
@@ -686,9 +652,8 @@ static void test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps(void *
 	memset(&cnt, 0, sizeof(cnt));
 	assert_int_equal(synth_process(&b, root, 2, NULL, 0, true, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
-	assert_int_equal(walk(&b, 0, r), 2);
-	check_fork(&r[0], 2, 0, 2, 0, TR);
-	check_comm_rec(&r[1], 2, 2, "kthreadd");
+	assert_int_equal(walk(&b, 0, r), 1);
+	check_comm_rec(&r[0], 2, 2, "kthreadd");
 	assert_int_equal(cnt.processes, 1);
 	assert_int_equal(cnt.threads, 1);
 	assert_int_equal(cnt.maps, 0);
@@ -707,7 +672,7 @@ static void test_synth_process_counts_accumulate_over_processes(void **state)
 	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
 	assert_int_equal(synth_process(&b, root, 31337, NULL, 0, false, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
-	assert_int_equal(walk(&b, 0, r), 2 + 8);
+	assert_int_equal(walk(&b, 0, r), 1 + 5);
 	assert_int_equal(cnt.processes, 2);
 	assert_int_equal(cnt.threads, 4);
 	assert_int_equal(cnt.maps, 2);
@@ -846,8 +811,9 @@ static void test_synth_process_unreadable_maps_keep_thread_records_and_count_unr
 	assert_int_equal(res.rc, 0);
 	struct buf b = { res.data, res.len, res.len };
 	struct rec r[MAX_RECS];
-	assert_int_equal(walk(&b, 0, r), 6);    /* FORK+COMM x 3, no MMAP2 */
-	check_spin_threads(r);
+	assert_int_equal(walk(&b, 0, r), 3);    /* COMM x 3, no MMAP2 */
+	check_spin_leader(r);
+	check_spin_workers(&r[1]);
 	assert_int_equal(res.cnt.unreadable, 1);
 	assert_int_equal(res.cnt.processes, 1);
 	assert_int_equal(res.cnt.threads, 3);
@@ -890,8 +856,9 @@ static void test_synth_process_maps_read_error_counts_unreadable_and_keeps_threa
 	memset(&cnt, 0, sizeof(cnt));
 	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
-	assert_int_equal(walk(&b, 0, r), 6);    /* the thread records are kept */
-	check_spin_threads(r);
+	assert_int_equal(walk(&b, 0, r), 3);    /* the thread records are kept */
+	check_spin_leader(r);
+	check_spin_workers(&r[1]);
 	buf_free(&b);
 	assert_int_equal(cnt.maps, 0);
 	assert_int_equal(cnt.processes, 1);
@@ -918,8 +885,6 @@ int main(void)
 		cmocka_unit_test(test_synth_comm_name_of_7_bytes_fills_one_word_exactly),
 		cmocka_unit_test(test_synth_comm_truncates_name_to_15_chars),
 		cmocka_unit_test(test_synth_records_append_back_to_back),
-		cmocka_unit_test(test_synth_fork_layout_fields_in_order_time_zero_and_zero_trailer),
-		cmocka_unit_test(test_synth_fork_trailer_too_big_is_e2big_and_appends_nothing),
 		cmocka_unit_test(test_synth_mmap2_exec_map_is_user_with_every_field_at_its_offset),
 		cmocka_unit_test(test_synth_mmap2_non_exec_map_is_user_plus_mmap_data),
 		cmocka_unit_test(test_synth_mmap2_empty_and_anon_names_become_slash_slash_anon),
@@ -927,7 +892,7 @@ int main(void)
 		cmocka_unit_test(test_synth_mmap2_filename_nul_terminated_and_padded_to_8),
 		cmocka_unit_test(test_synth_mmap2_takes_path_len_bytes_not_up_to_nul),
 		cmocka_unit_test(test_synth_mmap2_path_longer_than_path_max_is_cut_to_4095_bytes),
-		FAKE(test_synth_process_emits_fork_comm_per_thread_and_mmap2_per_exec_map),
+		FAKE(test_synth_process_emits_leader_comm_maps_then_thread_comms_and_no_fork),
 		FAKE(test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymous_ones),
 		FAKE(test_synth_process_with_tids_describes_only_those_threads),
 		FAKE(test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps),
