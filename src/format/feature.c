@@ -125,3 +125,109 @@ int feature_clock_data(struct buf *b, uint32_t clockid, uint64_t tod_ns, uint64_
 		err = buf_append_u64(b, clk_ns);
 	return err;
 }
+
+int feature_numa_topology(struct buf *b, const struct feature_numa_node *n, uint32_t nr)
+{
+	int err = buf_append_u32(b, nr);
+	for (uint32_t i = 0; i < nr && !err; i++) {
+		err = buf_append_u32(b, n[i].node);
+		if (!err)
+			err = buf_append_u64(b, n[i].mem_total_kb);
+		if (!err)
+			err = buf_append_u64(b, n[i].mem_free_kb);
+		if (!err)
+			err = feature_put_string(b, n[i].cpus);
+	}
+	return err;
+}
+
+int feature_mem_topology(struct buf *b, uint64_t block_size, const struct feature_mem_node *n,
+			 uint64_t nr)
+{
+	int err = buf_append_u64(b, 1);
+	if (!err)
+		err = buf_append_u64(b, block_size);
+	if (!err)
+		err = buf_append_u64(b, nr);
+	for (uint64_t i = 0; i < nr && !err; i++) {
+		err = buf_append_u64(b, n[i].node);
+		if (!err)
+			err = buf_append_u64(b, n[i].nr_bits);
+		if (!err)
+			err = buf_append_u64(b, n[i].nr_bits);
+		if (!err)
+			err = buf_append(b, n[i].bits, (n[i].nr_bits + 63) / 64 * sizeof(uint64_t));
+	}
+	return err;
+}
+
+int feature_cache(struct buf *b, const struct feature_cache *c, uint32_t nr)
+{
+	int err = buf_append_u32(b, 1);
+	if (!err)
+		err = buf_append_u32(b, nr);
+	for (uint32_t i = 0; i < nr && !err; i++) {
+		err = buf_append_u32(b, c[i].level);
+		if (!err)
+			err = buf_append_u32(b, c[i].line_size);
+		if (!err)
+			err = buf_append_u32(b, c[i].sets);
+		if (!err)
+			err = buf_append_u32(b, c[i].ways);
+		if (!err)
+			err = feature_put_string(b, c[i].type);
+		if (!err)
+			err = feature_put_string(b, c[i].size);
+		if (!err)
+			err = feature_put_string(b, c[i].map);
+	}
+	return err;
+}
+
+int feature_pmu_mappings(struct buf *b, const struct feature_pmu *p, uint32_t nr)
+{
+	int err = buf_append_u32(b, nr);
+	for (uint32_t i = 0; i < nr && !err; i++) {
+		err = buf_append_u32(b, p[i].type);
+		if (!err)
+			err = feature_put_string(b, p[i].name);
+	}
+	return err;
+}
+
+static int put_caps(struct buf *b, const struct feature_pmu *p)
+{
+	int err = buf_append_u32(b, p->nr_caps);
+	for (uint32_t i = 0; i < p->nr_caps && !err; i++) {
+		err = feature_put_string(b, p->cap_names[i]);
+		if (!err)
+			err = feature_put_string(b, p->cap_values[i]);
+	}
+	return err;
+}
+
+int feature_cpu_pmu_caps(struct buf *b, const struct feature_pmu *cpu)
+{
+	return put_caps(b, cpu);
+}
+
+int feature_pmu_caps(struct buf *b, const struct feature_pmu *p, uint32_t nr)
+{
+	uint32_t with_caps = 0;
+	for (uint32_t i = 0; i < nr; i++)
+		with_caps += p[i].nr_caps > 0;
+	int err = buf_append_u32(b, with_caps);
+	for (uint32_t i = 0; i < nr && !err; i++) {
+		if (p[i].nr_caps == 0)
+			continue;
+		err = put_caps(b, &p[i]);
+		if (!err)
+			err = feature_put_string(b, p[i].name);
+	}
+	return err;
+}
+
+int feature_bpf_none(struct buf *b)
+{
+	return buf_append_u32(b, 0);
+}

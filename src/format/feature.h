@@ -69,4 +69,55 @@ int feature_compressed(struct buf *b, uint32_t level, uint32_t ratio, uint32_t m
  * (one instant read on both clocks). */
 int feature_clock_data(struct buf *b, uint32_t clockid, uint64_t tod_ns, uint64_t clk_ns);
 
+/* NUMA_TOPOLOGY: u32 nr; per node: u32 node; u64 mem_total_kB;
+ * u64 mem_free_kB; string cpu list ("0-1"). */
+struct feature_numa_node {
+	uint32_t node;
+	uint64_t mem_total_kb, mem_free_kb;
+	const char *cpus;
+};
+int feature_numa_topology(struct buf *b, const struct feature_numa_node *n, uint32_t nr);
+
+/* MEM_TOPOLOGY: u64 version 1; u64 block_size; u64 nr; per node: u64 node;
+ * u64 nr_bits; then the bitmap of the node's memory blocks as u64 nr_bits
+ * and (nr_bits + 63) / 64 u64 words (perf's do_write_bitmap). */
+struct feature_mem_node {
+	uint64_t node;
+	uint64_t nr_bits;           /* highest block index + 1 */
+	const uint64_t *bits;       /* (nr_bits + 63) / 64 words */
+};
+int feature_mem_topology(struct buf *b, uint64_t block_size, const struct feature_mem_node *n,
+			 uint64_t nr);
+
+/* CACHE: u32 version 1; u32 nr; per cache: u32 level, line_size, sets,
+ * ways; strings type ("Data"), size ("32K"), map (the sharing CPUs). */
+struct feature_cache {
+	uint32_t level, line_size, sets, ways;
+	const char *type, *size, *map;
+};
+int feature_cache(struct buf *b, const struct feature_cache *c, uint32_t nr);
+
+/* One PMU of /sys/bus/event_source/devices and its caps/ files. */
+struct feature_pmu {
+	uint32_t type;
+	const char *name;
+	const char *const *cap_names;
+	const char *const *cap_values;
+	uint32_t nr_caps;
+};
+/* PMU_MAPPINGS: u32 nr; {u32 type; string name}[nr]. */
+int feature_pmu_mappings(struct buf *b, const struct feature_pmu *p, uint32_t nr);
+/* CPU_PMU_CAPS: the caps of the "cpu" PMU: u32 nr_caps; {string name;
+ * string value}[nr_caps]. */
+int feature_cpu_pmu_caps(struct buf *b, const struct feature_pmu *cpu);
+/* PMU_CAPS: u32 nr_pmus; per PMU: u32 nr_caps; {string name; string
+ * value}[nr_caps]; string pmu name. perf 6.1 lists every PMU with caps but
+ * "cpu" (which has its own feature), hybrid ones ("cpu_*") first; the
+ * caller passes them in that order, PMUs without caps are skipped here. */
+int feature_pmu_caps(struct buf *b, const struct feature_pmu *p, uint32_t nr);
+
+/* BPF_PROG_INFO, BPF_BTF: u32 count 0. psrec records no BPF events, and
+ * writes what perf record --no-bpf-event writes. */
+int feature_bpf_none(struct buf *b);
+
 #endif

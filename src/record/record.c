@@ -30,9 +30,9 @@
 #include <unistd.h>
 
 #include "format/compress.h"
-#include "format/feature.h"
 #include "format/sample.h"
 #include "format/writer.h"
+#include "record/features.h"
 #include "record/hostinfo.h"
 #include "record/output.h"
 #include "record/perm.h"
@@ -42,10 +42,6 @@
 #include "record/target.h"
 #include "util/buf.h"
 #include "util/sysfile.h"
-
-#ifndef PSREC_VERSION
-#define PSREC_VERSION "0.0.0"
-#endif
 
 /* Rescans for threads born while events were being opened. */
 #define MAX_RESCANS 8
@@ -91,95 +87,6 @@ static int online_cpus(int **cpus, int *n)
 	return cpulist_parse(s, cpus, n);
 }
 
-/* Everything the feature sections need besides the host facts. */
-struct feature_inputs {
-	const struct hostinfo *host;
-	const struct record_opts *opts;
-	const struct sampler *sampler;
-	uint64_t first_time, last_time;
-	uint64_t tod_ns, clk_ns;
-	const struct compressor *compress;  /* NULL without -z */
-	uint32_t mmap_len;                  /* largest decompressed record */
-};
-
-#define MAX_FEATURES 16
-#define MAX_EVENTS 64
-
-/* Build every feature payload into bufs[] / out[]; *nr gets how many. */
-static int build_features(const struct feature_inputs *in, struct buf *bufs,
-			  struct writer_feature *out, size_t *nr)
-{
-	const struct hostinfo *h = in->host;
-	size_t n = 0;
-	int err = 0;
-
-#define ADD(feat, expr) do {                                   \
-		if (!err) {                                     \
-			struct buf *b = &bufs[n];               \
-			err = (expr);                           \
-			out[n].id = (feat);                     \
-			out[n].data = b->data;                  \
-			out[n].len = b->len;                    \
-			n++;                                    \
-		}                                               \
-	} while (0)
-
-	if (h->hostname[0])
-		ADD(PD_FEAT_HOSTNAME, feature_string(b, h->hostname));
-	if (h->osrelease[0])
-		ADD(PD_FEAT_OSRELEASE, feature_string(b, h->osrelease));
-	ADD(PD_FEAT_VERSION, feature_string(b, "psrec " PSREC_VERSION));
-	if (h->arch[0])
-		ADD(PD_FEAT_ARCH, feature_string(b, h->arch));
-	if (h->nr_cpus_online)
-		ADD(PD_FEAT_NRCPUS, feature_nrcpus(b, h->nr_cpus_avail, h->nr_cpus_online));
-	if (h->cpudesc[0])
-		ADD(PD_FEAT_CPUDESC, feature_string(b, h->cpudesc));
-	if (h->cpuid[0])
-		ADD(PD_FEAT_CPUID, feature_string(b, h->cpuid));
-	if (h->mem_total_kb)
-		ADD(PD_FEAT_TOTAL_MEM, feature_total_mem(b, h->mem_total_kb));
-
-	char exe[4096];
-	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (el <= 0)
-		snprintf(exe, sizeof(exe), "%s", in->opts->argv[0]);
-	else
-		exe[el] = '\0';
-	ADD(PD_FEAT_CMDLINE, feature_cmdline(b, exe, in->opts->argc, in->opts->argv));
-
-	struct feature_event fev[MAX_EVENTS];
-	const struct sampler *s = in->sampler;
-	uint32_t nev = s->nr_events < MAX_EVENTS ? (uint32_t)s->nr_events : MAX_EVENTS;
-	for (uint32_t i = 0; i < nev; i++) {
-		fev[i].attr = &s->ev[i].attr;
-		fev[i].name = s->ev[i].name;
-		fev[i].ids = s->ev[i].ids;
-		fev[i].nr_ids = (uint32_t)s->ev[i].nr_ids;
-	}
-	ADD(PD_FEAT_EVENT_DESC, feature_event_desc(b, fev, nev));
-
-	if (h->topo_ok) {
-		struct feature_topology t;
-		hostinfo_topology(h, &t);
-		ADD(PD_FEAT_CPU_TOPOLOGY, feature_cpu_topology(b, &t));
-	}
-	ADD(PD_FEAT_SAMPLE_TIME, feature_sample_time(b, in->first_time, in->last_time));
-
-	struct timespec res;
-	if (clock_getres(in->opts->clockid, &res) == 0) {
-		uint64_t ns = (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec;
-		ADD(PD_FEAT_CLOCKID, feature_clockid(b, ns ? ns : 1));
-	}
-	if (in->compress)
-		ADD(PD_FEAT_COMPRESSED, feature_compressed(b, (uint32_t)in->compress->level,
-							   compress_ratio(in->compress), in->mmap_len));
-	ADD(PD_FEAT_CLOCK_DATA, feature_clock_data(b, (uint32_t)in->opts->clockid, in->tod_ns, in->clk_ns));
-#undef ADD
-	*nr = n;
-	return err;
-}
-
 /* One line for a failed write of the output. */
 static int write_failed(const struct record_opts *o, int err, struct err *e)
 {
@@ -203,9 +110,9 @@ static const char *base_name(const char *p)
 static int write_header(struct writer *w, int fd, const struct feature_inputs *in, struct err *e)
 {
 	const struct sampler *s = in->sampler;
-	struct writer_event wev[MAX_EVENTS];
-	if (s->nr_events > MAX_EVENTS)
-		return err_set(e, -E2BIG, "too many events (%zu); at most %d", s->nr_events, MAX_EVENTS);
+	struct writer_event wev[FEATURES_MAX_EVENTS];
+	if (s->nr_events > FEATURES_MAX_EVENTS)
+		return err_set(e, -E2BIG, "too many events (%zu); at most %d", s->nr_events, FEATURES_MAX_EVENTS);
 	for (size_t i = 0; i < s->nr_events; i++) {
 		wev[i].attr = &s->ev[i].attr;
 		wev[i].ids = s->ev[i].ids;
@@ -214,15 +121,11 @@ static int write_header(struct writer *w, int fd, const struct feature_inputs *i
 	}
 	int err;
 	if (in->opts->pipe) {
-		struct buf bufs[MAX_FEATURES];
-		memset(bufs, 0, sizeof(bufs));
-		struct writer_feature feats[MAX_FEATURES];
-		size_t nf = 0;
-		err = build_features(in, bufs, feats, &nf);
+		struct features f;
+		err = features_build(in, &f);
 		if (!err)
-			err = writer_begin_pipe(w, fd, wev, s->nr_events, feats, nf);
-		for (size_t i = 0; i < MAX_FEATURES; i++)
-			buf_free(&bufs[i]);
+			err = writer_begin_pipe(w, fd, wev, s->nr_events, f.f, f.nr);
+		features_free(&f);
 	} else if (in->compress) {
 		struct buf b = BUF_INIT;
 		err = feature_compressed(&b, (uint32_t)in->compress->level, 0, in->mmap_len);
@@ -294,19 +197,13 @@ static int synthesize(struct buf *b, const struct record_opts *o, const struct s
 static int finish_file(struct writer *w, struct feature_inputs *in, const struct loop_stats *st,
 		       struct record_result *res)
 {
-	struct buf bufs[MAX_FEATURES];
-	memset(bufs, 0, sizeof(bufs));
-	struct writer_feature feats[MAX_FEATURES];
-	size_t nf = 0;
+	struct features f;
 	in->first_time = st->tally.first_time;
 	in->last_time = st->tally.last_time;
-	int err = build_features(in, bufs, feats, &nf);
-	if (err)
-		nf = 0;
+	int err = features_build(in, &f);
 	int ferr = 0;
-	int herr = writer_finish(w, feats, nf, &ferr);
-	for (size_t i = 0; i < MAX_FEATURES; i++)
-		buf_free(&bufs[i]);
+	int herr = writer_finish(w, f.f, err ? 0 : f.nr, &ferr);
+	features_free(&f);
 	if (ferr || err)
 		res->features_failed = true;
 	return herr;
@@ -496,7 +393,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		comp_ok = true;
 	}
 	struct feature_inputs fin = {
-		.host = &host, .opts = o, .sampler = &smp,
+		.host = &host, .opts = o, .sampler = &smp, .sysfs = "/sys",
 		.tod_ns = clock_ns(CLOCK_REALTIME), .clk_ns = clock_ns(o->clockid),
 		.compress = comp_ok ? &comp : NULL,
 		.mmap_len = (uint32_t)smp.rings[0].size,

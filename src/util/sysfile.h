@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* snprintf for a path: -ENAMETOOLONG instead of a cut path. */
+int sysfile_path(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Read the whole file into buf (NUL-terminated, trailing newline removed).
  * -EFBIG if it does not fit in len-1 bytes. */
 int sysfile_read_str(const char *path, char *buf, size_t len);

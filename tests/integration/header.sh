@@ -19,4 +19,27 @@ grep -q "^# time of first sample : [0-9]" <<<"$hdr" || fail "sample time missing
 grep -q "^# clockid: monotonic" <<<"$hdr" || fail "clockid missing"
 grep -q "^# missing features: .*" <<<"$hdr" && grep -Eq "missing features:.*(HOSTNAME|OSRELEASE|CMDLINE|EVENT_DESC|NRCPUS)" <<<"$hdr" &&
 	fail "a feature psrec writes is reported missing"
-echo "ok: header facts present"
+
+# Every feature perf record writes on this machine, psrec writes too (but
+# BUILD_ID, until build-ids land), and the machine facts read the same.
+ref="$TMP/ref.data"
+"$PERF" record -q -e cpu-clock -F 999 -o "$ref" -- "$SPIN" 0.2 1 2>"$TMP/perf.err" >/dev/null ||
+	fail "perf record failed"
+"$PERF" report -i "$ref" --header-only -I >"$TMP/ref.hdr" 2>/dev/null
+"$PERF" report -i "$out" --header-only -I >"$TMP/ps.hdr" 2>"$TMP/perf.err"
+no_perf_warnings "perf report --header-only -I"
+missing() { sed -n 's/^# missing features: //p' "$1" | tr ' ' '\n' | grep . | sort; }
+extra=$(comm -23 <(missing "$TMP/ps.hdr") <(missing "$TMP/ref.hdr") | grep -vx BUILD_ID)
+[ -z "$extra" ] || fail "perf record writes features psrec does not: $extra"
+# Free memory moves between two reads; everything else is fixed.
+facts() {
+	sed -n '/^# sibling /p; /^# CPU [0-9]*:/p; /^# node[0-9]* cpu list/p; /^# pmu mappings/p;
+		/^# CPU cache info/,/^# [a-z]/p; /^# memory nodes/p; /^#  *[0-9]* \[.*\]:/p' "$1" |
+		grep -v '^# time of'
+}
+facts "$TMP/ref.hdr" >"$TMP/ref.facts"
+facts "$TMP/ps.hdr" >"$TMP/ps.facts"
+[ -s "$TMP/ref.facts" ] || fail "no machine facts in perf's own header"
+diff "$TMP/ref.facts" "$TMP/ps.facts" >&2 || fail "machine facts differ from perf record's"
+grep -q "^# node[0-9]* meminfo  : total = [0-9]* kB" "$TMP/ps.hdr" || fail "NUMA memory missing"
+echo "ok: header facts present, the features perf record writes too"

@@ -335,6 +335,178 @@ static void test_feature_clock_data_is_version_clockid_tod_clk_24_bytes(void **s
 	buf_free(&b);
 }
 
+/* ---- machine features: golden bytes from perf 6.1's file on the 2-CPU
+ * test VM (perf record -F 999, 2026-12-01), so a layout slip shows. ---- */
+
+static void test_feature_numa_topology_matches_perf_bytes(void **state)
+{
+	(void)state;
+	const struct feature_numa_node n = { 0, 4679892, 3423992, "0-1" };
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_numa_topology(&b, &n, 1), 0);
+	static const uint8_t want[28] = {
+		0x01, 0, 0, 0,                                  /* nr */
+		0, 0, 0, 0,                                     /* node */
+		0xd4, 0x68, 0x47, 0, 0, 0, 0, 0,                /* total kB */
+		0xf8, 0x3e, 0x34, 0, 0, 0, 0, 0,                /* free kB */
+		0x40, 0, 0, 0,                                  /* string len 64 */
+	};
+	assert_int_equal(b.len, 92);
+	assert_memory_equal(b.data, want, sizeof(want));
+	expect_string_at(b.data, 24, "0-1");
+	buf_free(&b);
+}
+
+static void test_feature_numa_topology_nodes_back_to_back(void **state)
+{
+	(void)state;
+	const struct feature_numa_node n[2] = { { 0, 10, 5, "0-3" }, { 3, 20, 7, "" } };
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_numa_topology(&b, n, 2), 0);
+	assert_int_equal(th_u32(b.data, 0), 2);
+	assert_int_equal(th_u32(b.data, 92), 3);
+	assert_int_equal(th_u64(b.data, 96), 20);
+	assert_int_equal(th_u64(b.data, 104), 7);
+	assert_int_equal(expect_string_at(b.data, 112, ""), b.len);
+	buf_free(&b);
+}
+
+static void test_feature_mem_topology_matches_perf_bytes(void **state)
+{
+	(void)state;
+	/* blocks 0-23 and 32-199 of 128 MiB on node 0 */
+	const uint64_t bits[4] = { 0xffffffff00ffffffULL, ~0ULL, ~0ULL, 0xffULL };
+	const struct feature_mem_node n = { 0, 200, bits };
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_mem_topology(&b, 0x8000000, &n, 1), 0);
+	assert_int_equal(b.len, 80);
+	assert_int_equal(th_u64(b.data, 0), 1);          /* version */
+	assert_int_equal(th_u64(b.data, 8), 0x8000000);  /* block size */
+	assert_int_equal(th_u64(b.data, 16), 1);         /* nodes */
+	assert_int_equal(th_u64(b.data, 24), 0);         /* node */
+	assert_int_equal(th_u64(b.data, 32), 200);       /* size in blocks */
+	assert_int_equal(th_u64(b.data, 40), 200);       /* bitmap bits */
+	static const uint8_t words[32] = {
+		0xff, 0xff, 0xff, 0x00, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0, 0, 0, 0, 0, 0, 0,
+	};
+	assert_memory_equal(b.data + 48, words, sizeof(words));
+	buf_free(&b);
+}
+
+static void test_feature_mem_topology_bitmap_rounds_up_to_whole_words(void **state)
+{
+	(void)state;
+	const uint64_t one = 1, two[2] = { 1, 1 };
+	const struct feature_mem_node n[2] = { { 0, 1, &one }, { 1, 65, two } };
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_mem_topology(&b, 4096, n, 2), 0);
+	/* 24 + (16 + 8 + 8) + (16 + 8 + 16) */
+	assert_int_equal(b.len, 24 + 32 + 40);
+	assert_int_equal(th_u64(b.data, 56), 1);         /* second node */
+	assert_int_equal(th_u64(b.data, 64), 65);
+	assert_int_equal(th_u64(b.data, 72), 65);
+	buf_free(&b);
+}
+
+static void test_feature_cache_matches_perf_layout(void **state)
+{
+	(void)state;
+	const struct feature_cache c[2] = {
+		{ 1, 64, 64, 8, "Data", "32K", "0" },
+		{ 3, 64, 32768, 16, "Unified", "32768K", "0-1" },
+	};
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_cache(&b, c, 2), 0);
+	assert_int_equal(th_u32(b.data, 0), 1);          /* version */
+	assert_int_equal(th_u32(b.data, 4), 2);
+	size_t off = 8;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(th_u32(b.data, off), c[i].level);
+		assert_int_equal(th_u32(b.data, off + 4), c[i].line_size);
+		assert_int_equal(th_u32(b.data, off + 8), c[i].sets);
+		assert_int_equal(th_u32(b.data, off + 12), c[i].ways);
+		off = expect_string_at(b.data, off + 16, c[i].type);
+		off = expect_string_at(b.data, off, c[i].size);
+		off = expect_string_at(b.data, off, c[i].map);
+	}
+	assert_int_equal(off, b.len);
+	/* perf's 7 caches on the VM took 1548 bytes: 8 + 7 * 220 */
+	assert_int_equal(b.len, 8 + 2 * 220);
+	buf_free(&b);
+}
+
+static void test_feature_pmu_mappings_is_type_then_name(void **state)
+{
+	(void)state;
+	const struct feature_pmu p[2] = { { .type = 1, .name = "software" }, { .type = 9, .name = "msr" } };
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_pmu_mappings(&b, p, 2), 0);
+	assert_int_equal(th_u32(b.data, 0), 2);
+	assert_int_equal(th_u32(b.data, 4), 1);
+	size_t off = expect_string_at(b.data, 8, "software");
+	assert_int_equal(th_u32(b.data, off), 9);
+	assert_int_equal(expect_string_at(b.data, off + 4, "msr"), b.len);
+	/* perf's 5 PMUs on the VM took 364 bytes: 4 + 5 * 72 */
+	assert_int_equal(b.len, 4 + 2 * 72);
+	buf_free(&b);
+}
+
+static void test_feature_pmu_caps_lists_only_pmus_with_caps_and_names_them(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "branches", "max_precise" };
+	static const char *const values[] = { "32", "3" };
+	const struct feature_pmu p[3] = {
+		{ .type = 1, .name = "software" },
+		{ .type = 4, .name = "cpu_core", .cap_names = names, .cap_values = values, .nr_caps = 2 },
+		{ .type = 8, .name = "uprobe" },
+	};
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_pmu_caps(&b, p, 3), 0);
+	assert_int_equal(th_u32(b.data, 0), 1);          /* PMUs with caps */
+	assert_int_equal(th_u32(b.data, 4), 2);          /* its caps */
+	size_t off = expect_string_at(b.data, 8, "branches");
+	off = expect_string_at(b.data, off, "32");
+	off = expect_string_at(b.data, off, "max_precise");
+	off = expect_string_at(b.data, off, "3");
+	assert_int_equal(expect_string_at(b.data, off, "cpu_core"), b.len);
+	buf_free(&b);
+
+	/* none with caps: the 4 zero bytes perf writes on the VM */
+	struct buf e = BUF_INIT;
+	assert_int_equal(feature_pmu_caps(&e, p, 1), 0);
+	assert_int_equal(e.len, 4);
+	assert_int_equal(th_u32(e.data, 0), 0);
+	buf_free(&e);
+}
+
+static void test_feature_cpu_pmu_caps_is_pairs_without_pmu_name(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "branches" };
+	static const char *const values[] = { "16" };
+	const struct feature_pmu cpu = { .type = 4, .name = "cpu", .cap_names = names, .cap_values = values, .nr_caps = 1 };
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_cpu_pmu_caps(&b, &cpu), 0);
+	assert_int_equal(th_u32(b.data, 0), 1);
+	size_t off = expect_string_at(b.data, 4, "branches");
+	assert_int_equal(expect_string_at(b.data, off, "16"), b.len);
+	buf_free(&b);
+}
+
+static void test_feature_bpf_none_is_a_zero_count(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	assert_int_equal(feature_bpf_none(&b), 0);
+	assert_int_equal(b.len, 4);
+	assert_int_equal(th_u32(b.data, 0), 0);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +526,15 @@ int main(void)
 		cmocka_unit_test(test_feature_sample_time_is_first_then_last),
 		cmocka_unit_test(test_feature_clockid_is_one_u64),
 		cmocka_unit_test(test_feature_clock_data_is_version_clockid_tod_clk_24_bytes),
+		cmocka_unit_test(test_feature_numa_topology_matches_perf_bytes),
+		cmocka_unit_test(test_feature_numa_topology_nodes_back_to_back),
+		cmocka_unit_test(test_feature_mem_topology_matches_perf_bytes),
+		cmocka_unit_test(test_feature_mem_topology_bitmap_rounds_up_to_whole_words),
+		cmocka_unit_test(test_feature_cache_matches_perf_layout),
+		cmocka_unit_test(test_feature_pmu_mappings_is_type_then_name),
+		cmocka_unit_test(test_feature_pmu_caps_lists_only_pmus_with_caps_and_names_them),
+		cmocka_unit_test(test_feature_cpu_pmu_caps_is_pairs_without_pmu_name),
+		cmocka_unit_test(test_feature_bpf_none_is_a_zero_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,170 @@
+/*
+ * features.c - the feature sections of a recording (see features.h).
+ */
+#include "features.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/feature.h"
+#include "record/cpucache.h"
+#include "record/numa.h"
+#include "record/pmu.h"
+
+#ifndef PSREC_VERSION
+#define PSREC_VERSION "0.0.0"
+#endif
+
+/* Build payload `expr` (which appends to `b`) as feature `feat`, unless an
+ * earlier one failed. */
+#define ADD(feat, expr) do {                                            \
+		if (!err) {                                             \
+			struct buf *b = &out->b[out->nr];               \
+			err = out->nr < FEATURES_MAX ? (expr) : -E2BIG; \
+			if (!err) {                                     \
+				out->f[out->nr].id = (feat);            \
+				out->f[out->nr].data = b->data;         \
+				out->f[out->nr].len = b->len;           \
+				out->nr++;                              \
+			}                                               \
+		}                                                       \
+	} while (0)
+
+/*
+ * PMU_CAPS lists every PMU with caps but "cpu", hybrid ones ("cpu_core",
+ * "cpu_atom") first (perf 6.1 write_pmu_caps, so that older perfs find
+ * them where they look).
+ */
+static int pmu_caps(struct buf *b, const struct pmu_list *l)
+{
+	struct feature_pmu ordered[l->nr ? l->nr : 1];
+	uint32_t n = 0;
+	for (int hybrid = 1; hybrid >= 0; hybrid--)
+		for (uint32_t i = 0; i < l->nr; i++) {
+			const char *name = l->pmus[i].name;
+			bool is_hybrid = strncmp(name, "cpu_", 4) == 0;
+			if (strcmp(name, "cpu") != 0 && is_hybrid == (hybrid == 1))
+				ordered[n++] = l->pmus[i];
+		}
+	return feature_pmu_caps(b, ordered, n);
+}
+
+static int feature_events(struct buf *b, const struct sampler *s)
+{
+	struct feature_event fev[FEATURES_MAX_EVENTS];
+	if (s->nr_events > FEATURES_MAX_EVENTS)
+		return -E2BIG;
+	for (size_t i = 0; i < s->nr_events; i++) {
+		fev[i].attr = &s->ev[i].attr;
+		fev[i].name = s->ev[i].name;
+		fev[i].ids = s->ev[i].ids;
+		fev[i].nr_ids = (uint32_t)s->ev[i].nr_ids;
+	}
+	return feature_event_desc(b, fev, (uint32_t)s->nr_events);
+}
+
+static int cmdline(struct buf *b, const struct record_opts *o)
+{
+	char exe[4096];
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (el <= 0)
+		snprintf(exe, sizeof(exe), "%s", o->argv[0]);
+	else
+		exe[el] = '\0';
+	return feature_cmdline(b, exe, o->argc, o->argv);
+}
+
+struct machine {
+	struct numa_info numa;
+	struct cpucache_list caches;
+	struct pmu_list pmus;
+};
+
+static int machine_read(const struct feature_inputs *in, struct machine *m)
+{
+	memset(m, 0, sizeof(*m));
+	int err = numa_read(in->sysfs, &m->numa);
+	if (!err)
+		err = cpucache_read(in->sysfs, in->host->nr_cpus_avail, &m->caches);
+	if (!err)
+		err = pmu_list_read(in->sysfs, &m->pmus);
+	return err;
+}
+
+static void machine_free(struct machine *m)
+{
+	numa_free(&m->numa);
+	cpucache_free(&m->caches);
+	pmu_list_free(&m->pmus);
+}
+
+int features_build(const struct feature_inputs *in, struct features *out)
+{
+	const struct hostinfo *h = in->host;
+	memset(out, 0, sizeof(*out));
+	struct machine m;
+	int err = machine_read(in, &m);
+
+	if (h->hostname[0])
+		ADD(PD_FEAT_HOSTNAME, feature_string(b, h->hostname));
+	if (h->osrelease[0])
+		ADD(PD_FEAT_OSRELEASE, feature_string(b, h->osrelease));
+	ADD(PD_FEAT_VERSION, feature_string(b, "psrec " PSREC_VERSION));
+	if (h->arch[0])
+		ADD(PD_FEAT_ARCH, feature_string(b, h->arch));
+	if (h->nr_cpus_online)
+		ADD(PD_FEAT_NRCPUS, feature_nrcpus(b, h->nr_cpus_avail, h->nr_cpus_online));
+	if (h->cpudesc[0])
+		ADD(PD_FEAT_CPUDESC, feature_string(b, h->cpudesc));
+	if (h->cpuid[0])
+		ADD(PD_FEAT_CPUID, feature_string(b, h->cpuid));
+	if (h->mem_total_kb)
+		ADD(PD_FEAT_TOTAL_MEM, feature_total_mem(b, h->mem_total_kb));
+	ADD(PD_FEAT_CMDLINE, cmdline(b, in->opts));
+	ADD(PD_FEAT_EVENT_DESC, feature_events(b, in->sampler));
+	if (h->topo_ok) {
+		struct feature_topology t;
+		hostinfo_topology(h, &t);
+		ADD(PD_FEAT_CPU_TOPOLOGY, feature_cpu_topology(b, &t));
+	}
+	if (m.numa.nr_nodes)
+		ADD(PD_FEAT_NUMA_TOPOLOGY, feature_numa_topology(b, m.numa.nodes, m.numa.nr_nodes));
+	if (m.pmus.nr)
+		ADD(PD_FEAT_PMU_MAPPINGS, feature_pmu_mappings(b, m.pmus.pmus, m.pmus.nr));
+	if (m.caches.nr && !in->opts->pipe)
+		ADD(PD_FEAT_CACHE, feature_cache(b, m.caches.c, m.caches.nr));
+	ADD(PD_FEAT_SAMPLE_TIME, feature_sample_time(b, in->first_time, in->last_time));
+	if (m.numa.block_size)
+		ADD(PD_FEAT_MEM_TOPOLOGY, feature_mem_topology(b, m.numa.block_size, m.numa.mem, m.numa.nr_mem));
+
+	struct timespec res;
+	if (clock_getres(in->opts->clockid, &res) == 0) {
+		uint64_t ns = (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec;
+		ADD(PD_FEAT_CLOCKID, feature_clockid(b, ns ? ns : 1));
+	}
+	ADD(PD_FEAT_BPF_PROG_INFO, feature_bpf_none(b));
+	ADD(PD_FEAT_BPF_BTF, feature_bpf_none(b));
+	if (in->compress)
+		ADD(PD_FEAT_COMPRESSED, feature_compressed(b, (uint32_t)in->compress->level,
+							   compress_ratio(in->compress), in->mmap_len));
+	const struct feature_pmu *cpu = pmu_list_find(&m.pmus, "cpu");
+	if (cpu)
+		ADD(PD_FEAT_CPU_PMU_CAPS, feature_cpu_pmu_caps(b, cpu));
+	ADD(PD_FEAT_CLOCK_DATA, feature_clock_data(b, (uint32_t)in->opts->clockid, in->tod_ns, in->clk_ns));
+	if (m.pmus.nr)
+		ADD(PD_FEAT_PMU_CAPS, pmu_caps(b, &m.pmus));
+#undef ADD
+	machine_free(&m);
+	return err;
+}
+
+void features_free(struct features *f)
+{
+	for (size_t i = 0; i < FEATURES_MAX; i++)
+		buf_free(&f->b[i]);
+	f->nr = 0;
+}
