@@ -28,19 +28,22 @@ void hot_a(int units);
 void hot_b(int units);
 void hot_c(int units);
 
-/* Inlined so that samples land in the hot_* function that does the work. */
-static inline __attribute__((always_inline)) unsigned long unit(unsigned long x)
-{
-	for (int i = 0; i < UNIT_ITERS; i++)
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-	return x;
-}
+/*
+ * One unit of work, as a macro so that samples land in the hot_* function
+ * that does it. Not an inline function: gcc 12 gives each inlined copy
+ * only DW_AT_ranges, and hotspot's perfparser 4.12 then resolves every
+ * copy to the first one it meets (all samples in one hot_*).
+ */
+#define UNIT(x) do {                                                    \
+		for (int i_ = 0; i_ < UNIT_ITERS; i_++)                 \
+			(x) = (x) * 6364136223846793005UL + 1442695040888963407UL; \
+	} while (0)
 
 __attribute__((noipa)) void hot_a(int units)
 {
 	unsigned long x = 1;
 	for (int i = 0; i < units && !stop; i++)
-		x = unit(x);
+		UNIT(x);
 	sink += x;
 }
 
@@ -48,7 +51,7 @@ __attribute__((noipa)) void hot_b(int units)
 {
 	unsigned long x = 2;
 	for (int i = 0; i < units && !stop; i++)
-		x = unit(x);
+		UNIT(x);
 	sink += x;
 }
 
@@ -56,7 +59,7 @@ __attribute__((noipa)) void hot_c(int units)
 {
 	unsigned long x = 3;
 	for (int i = 0; i < units && !stop; i++)
-		x = unit(x);
+		UNIT(x);
 	sink += x;
 }
 
