@@ -19,6 +19,16 @@
 #define PSREC_VERSION "0.0.0"
 #endif
 
+/*
+ * VERSION: the perf release whose file format psrec writes, then psrec's
+ * own. Readers take the leading number for the writer's perf version, as
+ * perf record writes it ("6.1.192"): hotspot's perfparser trusts a file
+ * from perf >= 3.17 to be ordered by FINISHED_ROUND and then flushes per
+ * round from the start; on a name first it buffers until the first round
+ * and says so. docs/readers.md.
+ */
+#define VERSION_STRING "6.1.0 (psrec " PSREC_VERSION ")"
+
 /* Build payload `expr` (which appends to `b`) as feature `feat`, unless an
  * earlier one failed. */
 #define ADD(feat, expr) do {                                            \
@@ -113,7 +123,7 @@ int features_build(const struct feature_inputs *in, struct features *out)
 		ADD(PD_FEAT_HOSTNAME, feature_string(b, h->hostname));
 	if (h->osrelease[0])
 		ADD(PD_FEAT_OSRELEASE, feature_string(b, h->osrelease));
-	ADD(PD_FEAT_VERSION, feature_string(b, "psrec " PSREC_VERSION));
+	ADD(PD_FEAT_VERSION, feature_string(b, VERSION_STRING));
 	if (h->arch[0])
 		ADD(PD_FEAT_ARCH, feature_string(b, h->arch));
 	if (h->nr_cpus_online)
