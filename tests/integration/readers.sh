@@ -52,6 +52,8 @@ pipe)
 p|t|a)
 	bg_start "$SPIN" 4 2
 	pid=$BG_PID
+	# -a: a second process that existed before, of another binary.
+	[ "$mode" = a ] && bg_start "$DEEPREC" 4
 	sleep 0.3
 	case $mode in
 	p) attach_both "-p $pid" "-p $pid" ;;
@@ -92,9 +94,9 @@ run_both() {
 # The sample filter: the spin process (perf's own exec and, with -a, the
 # rest of the system are not the workload).
 if [ -n "$pid" ]; then
-	REPORT_FILTER=(--pid "$pid")
+	REPORT_FILTER=(--pid "$pid" --percentage relative)
 else
-	REPORT_FILTER=(--comm spin)
+	REPORT_FILTER=(--comm spin --percentage relative)
 fi
 
 # share_of SYM REPORT_TEXT: a --sort sym percentage, or 0.
@@ -244,5 +246,19 @@ if [ "$mode" = g ] || [ "$mode" = dwarf ]; then
 		n++; if ($0 ~ /\t(main|start_thread)@/) m++ } END { printf "%d %d", m, n }' "$TMP/ps.hs")
 	awk -v c="$chains" 'BEGIN { split(c, x, " "); exit !(x[2] > 500 && x[1] >= 0.9 * x[2]) }' ||
 		fail "$mode: hotspot unwinds to main or start_thread for only $chains hot_* samples"
+fi
+if [ "$mode" = a ]; then
+	# Every process that existed before: hotspot leaves no more samples
+	# unresolved than perf report does (perf record's own -a file resolves
+	# nothing of them in hotspot when its first flush holds a sample).
+	hs_unres=$(awk -F'\t' '$1 ~ /^sample / { n++; if ($2 ~ /^\?@/) u++ } END { print u + 0 }' "$TMP/ps.hs")
+	hs_n=$(awk '$1 == "samples" { print $2 }' "$TMP/ps.hs")
+	pf_unres=$("$PERF" script -i "$ps" -F sym 2>/dev/null | grep -c '\[unknown\]')
+	awk -v h="$hs_unres" -v p="$pf_unres" -v n="$hs_n" 'BEGIN { exit !(h <= p + 0.01 * n) }' ||
+		fail "$mode: hotspot leaves $hs_unres of $hs_n samples unresolved, perf $pf_unres"
+	dr=$(awk -F'\t' -v p="$BG_PID" '$1 ~ "^sample " p " " { n++; if ($2 ~ /^(leaf_burn|rec_[ab])@/) k++ }
+		END { printf "%d %d", k, n }' "$TMP/ps.hs")
+	awk -v c="$dr" 'BEGIN { split(c, x, " "); exit !(x[2] > 200 && x[1] >= 0.95 * x[2]) }' ||
+		fail "$mode: hotspot resolves deeprec (started before the recording) in only $dr samples"
 fi
 echo "ok: $mode read by every reader as perf record's file is; hotspot resolves $binary of $total samples"
