@@ -64,6 +64,23 @@ p|t|a)
 esac
 [ -s "$ps" ] && [ -s "$pr" ] || fail "$mode: a recording is empty"
 
+# What existed before the recording: psrec describes the workload with the
+# COMM and MMAP2 records perf record writes for it, in the same order, and
+# no FORK (one naming the real parent makes hotspot resolve nothing).
+if [ -n "$pid" ]; then
+	synthesized() {
+		"$PERF" script -i "$1" --show-task-events --show-mmap-events 2>/dev/null |
+			grep -E " 0\.000000: PERF_RECORD_(COMM|MMAP2|FORK)" | grep -E "[ :(]$pid[/:]" |
+			sed -E 's/^.* 0\.000000: //'
+	}
+	synthesized "$ps" >"$TMP/ps.synth"
+	synthesized "$pr" | grep -v PERF_RECORD_FORK >"$TMP/pr.synth"
+	[ -s "$TMP/pr.synth" ] || fail "$mode: perf record describes no existing spin"
+	! grep -q PERF_RECORD_FORK "$TMP/ps.synth" || fail "$mode: psrec synthesized a FORK: $(grep FORK "$TMP/ps.synth")"
+	diff "$TMP/pr.synth" "$TMP/ps.synth" >&2 ||
+		fail "$mode: psrec describes the running spin otherwise than perf record does"
+fi
+
 # ---- helpers -----------------------------------------------------------
 
 # One line per distinct diagnostic, numbers, file names and quoted values
@@ -253,9 +270,14 @@ if [ "$mode" = a ]; then
 	# nothing of them in hotspot when its first flush holds a sample).
 	hs_unres=$(awk -F'\t' '$1 ~ /^sample / { n++; if ($2 ~ /^\?@/) u++ } END { print u + 0 }' "$TMP/ps.hs")
 	hs_n=$(awk '$1 == "samples" { print $2 }' "$TMP/ps.hs")
-	pf_unres=$("$PERF" script -i "$ps" -F sym 2>/dev/null | grep -c '\[unknown\]')
-	awk -v h="$hs_unres" -v p="$pf_unres" -v n="$hs_n" 'BEGIN { exit !(h <= p + 0.01 * n) }' ||
+	# perf's [unknown] symbols, and [vdso], which hotspot never reads
+	pf_unres=$("$PERF" script -i "$ps" -F ip,sym,dso 2>/dev/null | grep -c '\[unknown\]\|(\[vdso\])')
+	if ! awk -v h="$hs_unres" -v p="$pf_unres" -v n="$hs_n" 'BEGIN { exit !(h <= p + 0.01 * n) }'; then
+		awk -F'\t' '$1 ~ /^command / { split($1, f, " "); c[f[2]] = f[4] }
+			$1 ~ /^sample / && $2 ~ /^\?@/ { split($1, f, " "); u[f[2]]++ }
+			END { for (p in u) print "unresolved in hotspot:", u[p], "samples of pid", p, c[p] }' "$TMP/ps.hs" >&2
 		fail "$mode: hotspot leaves $hs_unres of $hs_n samples unresolved, perf $pf_unres"
+	fi
 	dr=$(awk -F'\t' -v p="$BG_PID" '$1 ~ "^sample " p " " { n++; if ($2 ~ /^(leaf_burn|rec_[ab])@/) k++ }
 		END { printf "%d %d", k, n }' "$TMP/ps.hs")
 	awk -v c="$dr" 'BEGIN { split(c, x, " "); exit !(x[2] > 200 && x[1] >= 0.95 * x[2]) }' ||
