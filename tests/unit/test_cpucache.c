@@ -6,27 +6,11 @@
 
 #include "record/cpucache.h"
 
-static char root[64];
-
-static int make_root(void **state)
-{
-	(void)state;
-	th_mkdtemp(root);
-	return 0;
-}
-
-static int remove_root(void **state)
-{
-	(void)state;
-	th_rm_rf(root);
-	return 0;
-}
-
 static void cache(int cpu, int idx, int level, const char *type, const char *size, int sets,
 		  int ways, const char *shared)
 {
 	char dir[512], path[600], v[32];
-	snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%d/cache/index%d", root, cpu, idx);
+	snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%d/cache/index%d", th_root, cpu, idx);
 	th_mkdirs("%s", dir);
 	snprintf(path, sizeof(path), "%s/level", dir);
 	snprintf(v, sizeof(v), "%d\n", level);
@@ -74,7 +58,7 @@ static void test_cpucache_read_shared_cache_once_sorted_by_level_as_perf_prints(
 	(void)state;
 	vm_caches();
 	struct cpucache_list l;
-	assert_int_equal(cpucache_read(root, 2, &l), 0);
+	assert_int_equal(cpucache_read(th_root, 2, &l), 0);
 	/* perf's header on the VM: L1d [0], L1i [0], L1d [1], L1i [1],
 	 * L2 [0], L2 [1], L3 [0-1] */
 	assert_int_equal(l.nr, 7);
@@ -95,16 +79,16 @@ static void test_cpucache_read_skips_offline_cpu_and_unreadable_cache(void **sta
 	(void)state;
 	vm_caches();
 	/* cpu1 has no cache directory (offline); cpu0's L2 lost a field */
-	th_rm_rf(root);
-	assert_int_equal(mkdir(root, 0755), 0);
+	th_rm_rf(th_root);
+	assert_int_equal(mkdir(th_root, 0755), 0);
 	cache(0, 0, 1, "Data", "32K", 64, 8, "0");
 	cache(0, 1, 2, "Unified", "512K", 1024, 8, "0");
 	cache(0, 2, 3, "Unified", "32768K", 32768, 16, "0-1");
 	char path[512];
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cache/index1/number_of_sets", root);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cache/index1/number_of_sets", th_root);
 	assert_int_equal(unlink(path), 0);
 	struct cpucache_list l;
-	assert_int_equal(cpucache_read(root, 2, &l), 0);
+	assert_int_equal(cpucache_read(th_root, 2, &l), 0);
 	assert_int_equal(l.nr, 2);
 	expect(&l.c[0], 1, "Data", "32K", "0");
 	expect(&l.c[1], 3, "Unified", "32768K", "0-1");
@@ -115,19 +99,17 @@ static void test_cpucache_read_no_sysfs_is_empty(void **state)
 {
 	(void)state;
 	struct cpucache_list l;
-	assert_int_equal(cpucache_read(root, 4, &l), 0);
+	assert_int_equal(cpucache_read(th_root, 4, &l), 0);
 	assert_int_equal(l.nr, 0);
 	cpucache_free(&l);
 }
 
-#define FAKE(t) cmocka_unit_test_setup_teardown(t, make_root, remove_root)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		FAKE(test_cpucache_read_shared_cache_once_sorted_by_level_as_perf_prints),
-		FAKE(test_cpucache_read_skips_offline_cpu_and_unreadable_cache),
-		FAKE(test_cpucache_read_no_sysfs_is_empty),
+		TH_FAKE(test_cpucache_read_shared_cache_once_sorted_by_level_as_perf_prints),
+		TH_FAKE(test_cpucache_read_skips_offline_cpu_and_unreadable_cache),
+		TH_FAKE(test_cpucache_read_no_sysfs_is_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,6 +153,33 @@ static inline uint64_t th_rand(uint64_t *state)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* ---- one fake root directory per test --------------------------------------
+ *
+ * For the tests that point a module at a fake /proc or /sys tree:
+ * TH_FAKE(test) runs test with th_root a fresh directory, removed after.
+ */
+static char th_root[64] __attribute__((unused));
+
+static inline void th_mkdtemp(char path[64]);
+static inline void th_rm_rf(const char *path);
+
+static inline int th_root_make(void **state)
+{
+	(void)state;
+	th_mkdtemp(th_root);
+	return 0;
+}
+
+static inline int th_root_remove(void **state)
+{
+	(void)state;
+	th_rm_rf(th_root);
+	th_root[0] = '\0';
+	return 0;
+}
+
+#define TH_FAKE(t) cmocka_unit_test_setup_teardown(t, th_root_make, th_root_remove)
+
 /* ---- a fake proc root (procfs/synth tests) ------------------------------
  *
  * ROOT/<pid>/task/<tid>/status and stat for every thread, and

@@ -6,26 +6,10 @@
 
 #include "record/numa.h"
 
-static char root[64];
-
-static int make_root(void **state)
-{
-	(void)state;
-	th_mkdtemp(root);
-	return 0;
-}
-
-static int remove_root(void **state)
-{
-	(void)state;
-	th_rm_rf(root);
-	return 0;
-}
-
 static void put(const char *rel, const char *content)
 {
 	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(path, sizeof(path), "%s/%s", th_root, rel);
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	th_mkdirs("%s", path);
@@ -48,7 +32,7 @@ static void node(int n, const char *cpus, unsigned long total, unsigned long fre
 /* An entry memoryM in node N's directory (the kernel's are symlinks). */
 static void block(int n, int m)
 {
-	th_mkdirs("%s/devices/system/node/node%d/memory%d", root, n, m);
+	th_mkdirs("%s/devices/system/node/node%d/memory%d", th_root, n, m);
 }
 
 static void test_numa_read_two_nodes_in_online_order_with_memory_and_cpus(void **state)
@@ -58,7 +42,7 @@ static void test_numa_read_two_nodes_in_online_order_with_memory_and_cpus(void *
 	node(0, "0-1\n", 4679892, 3423992);
 	node(1, "\n", 1000, 500);
 	struct numa_info n;
-	assert_int_equal(numa_read(root, &n), 0);
+	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.nr_nodes, 2);
 	assert_int_equal(n.nodes[0].node, 0);
 	assert_int_equal(n.nodes[0].mem_total_kb, 4679892);
@@ -79,7 +63,7 @@ static void test_numa_read_node_without_meminfo_gives_no_topology_rather_than_ha
 	node(0, "0", 10, 5);
 	put("devices/system/node/node1/cpulist", "1");
 	struct numa_info n;
-	assert_int_equal(numa_read(root, &n), 0);
+	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.nr_nodes, 0);
 	assert_null(n.nodes);
 	numa_free(&n);
@@ -89,7 +73,7 @@ static void test_numa_read_no_node_directory_is_empty_not_an_error(void **state)
 {
 	(void)state;
 	struct numa_info n;
-	assert_int_equal(numa_read(root, &n), 0);
+	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.nr_nodes, 0);
 	assert_int_equal(n.nr_mem, 0);
 	assert_int_equal(n.block_size, 0);
@@ -109,11 +93,11 @@ static void test_numa_read_memory_blocks_as_bitmap_sized_by_highest_index(void *
 		block(0, m);
 	block(2, 300);
 	/* not blocks: */
-	th_mkdirs("%s/devices/system/node/node0/memory_failure", root);
-	th_mkdirs("%s/devices/system/node/node0/memory12x", root);
+	th_mkdirs("%s/devices/system/node/node0/memory_failure", th_root);
+	th_mkdirs("%s/devices/system/node/node0/memory12x", th_root);
 	put("devices/system/node/has_memory", "0,2");
 	struct numa_info n;
-	assert_int_equal(numa_read(root, &n), 0);
+	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.block_size, 0x8000000);
 	assert_int_equal(n.nr_mem, 2);
 	/* sorted by node, whatever the directory order */
@@ -134,9 +118,9 @@ static void test_numa_read_node_without_blocks_is_one_empty_bit_as_perf_writes(v
 {
 	(void)state;
 	put("devices/system/memory/block_size_bytes", "8000000");
-	th_mkdirs("%s/devices/system/node/node0", root);
+	th_mkdirs("%s/devices/system/node/node0", th_root);
 	struct numa_info n;
-	assert_int_equal(numa_read(root, &n), 0);
+	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.nr_mem, 1);
 	assert_int_equal(n.mem[0].nr_bits, 1);
 	assert_int_equal(n.mem[0].bits[0], 0);
@@ -147,25 +131,23 @@ static void test_numa_read_bad_block_size_gives_no_memory_topology(void **state)
 {
 	(void)state;
 	put("devices/system/memory/block_size_bytes", "zz");
-	th_mkdirs("%s/devices/system/node/node0/memory0", root);
+	th_mkdirs("%s/devices/system/node/node0/memory0", th_root);
 	struct numa_info n;
-	assert_int_equal(numa_read(root, &n), 0);
+	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.block_size, 0);
 	assert_int_equal(n.nr_mem, 0);
 	numa_free(&n);
 }
 
-#define FAKE(t) cmocka_unit_test_setup_teardown(t, make_root, remove_root)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		FAKE(test_numa_read_two_nodes_in_online_order_with_memory_and_cpus),
-		FAKE(test_numa_read_node_without_meminfo_gives_no_topology_rather_than_half),
-		FAKE(test_numa_read_no_node_directory_is_empty_not_an_error),
-		FAKE(test_numa_read_memory_blocks_as_bitmap_sized_by_highest_index),
-		FAKE(test_numa_read_node_without_blocks_is_one_empty_bit_as_perf_writes),
-		FAKE(test_numa_read_bad_block_size_gives_no_memory_topology),
+		TH_FAKE(test_numa_read_two_nodes_in_online_order_with_memory_and_cpus),
+		TH_FAKE(test_numa_read_node_without_meminfo_gives_no_topology_rather_than_half),
+		TH_FAKE(test_numa_read_no_node_directory_is_empty_not_an_error),
+		TH_FAKE(test_numa_read_memory_blocks_as_bitmap_sized_by_highest_index),
+		TH_FAKE(test_numa_read_node_without_blocks_is_one_empty_bit_as_perf_writes),
+		TH_FAKE(test_numa_read_bad_block_size_gives_no_memory_topology),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,37 +6,21 @@
 
 #include "record/pmu.h"
 
-static char root[64];
-
-static int make_root(void **state)
-{
-	(void)state;
-	th_mkdtemp(root);
-	return 0;
-}
-
-static int remove_root(void **state)
-{
-	(void)state;
-	th_rm_rf(root);
-	return 0;
-}
-
 static void pmu(const char *name, const char *type)
 {
 	char path[512];
-	th_mkdirs("%s/bus/event_source/devices/%s", root, name);
+	th_mkdirs("%s/bus/event_source/devices/%s", th_root, name);
 	if (!type)
 		return;
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/type", root, name);
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/type", th_root, name);
 	th_put_file(path, type);
 }
 
 static void cap(const char *name, const char *cap_name, const char *value)
 {
 	char path[512];
-	th_mkdirs("%s/bus/event_source/devices/%s/caps", root, name);
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/caps/%s", root, name, cap_name);
+	th_mkdirs("%s/bus/event_source/devices/%s/caps", th_root, name);
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/caps/%s", th_root, name, cap_name);
 	th_put_file(path, value);
 }
 
@@ -51,7 +35,7 @@ static void test_pmu_list_read_names_types_and_caps(void **state)
 	pmu("broken", NULL);            /* no type: left out */
 	pmu("odd", "x\n");
 	struct pmu_list l;
-	assert_int_equal(pmu_list_read(root, &l), 0);
+	assert_int_equal(pmu_list_read(th_root, &l), 0);
 	assert_int_equal(l.nr, 3);
 	assert_null(pmu_list_find(&l, "broken"));
 	assert_null(pmu_list_find(&l, "odd"));
@@ -78,7 +62,7 @@ static void test_pmu_list_read_no_directory_is_empty(void **state)
 {
 	(void)state;
 	struct pmu_list l;
-	assert_int_equal(pmu_list_read(root, &l), 0);
+	assert_int_equal(pmu_list_read(th_root, &l), 0);
 	assert_int_equal(l.nr, 0);
 	assert_null(pmu_list_find(&l, "cpu"));
 	pmu_list_free(&l);
@@ -101,13 +85,11 @@ static void test_pmu_list_read_real_sysfs_has_software_pmu(void **state)
 	pmu_list_free(&l);
 }
 
-#define FAKE(t) cmocka_unit_test_setup_teardown(t, make_root, remove_root)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		FAKE(test_pmu_list_read_names_types_and_caps),
-		FAKE(test_pmu_list_read_no_directory_is_empty),
+		TH_FAKE(test_pmu_list_read_names_types_and_caps),
+		TH_FAKE(test_pmu_list_read_no_directory_is_empty),
 		cmocka_unit_test(test_pmu_list_read_real_sysfs_has_software_pmu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

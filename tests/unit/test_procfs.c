@@ -197,30 +197,13 @@ static void test_procfs_parse_map_line_zero_length_range_is_accepted(void **stat
 
 /* ---- a fake proc root ---------------------------------------------------- */
 
-static char root[64];
-
-static int make_root(void **state)
-{
-	(void)state;
-	th_mkdtemp(root);
-	return 0;
-}
-
-static int remove_root(void **state)
-{
-	(void)state;
-	th_rm_rf(root);
-	root[0] = '\0';
-	return 0;
-}
-
 static void test_procfs_status_parses_name_tgid_ppid_uid_state_from_fake_root(void **state)
 {
 	(void)state;
-	th_fake_thread_ex(root, 4242, 4242, "foo", "foo", 1, 1000, 'S', 0x00400100);
+	th_fake_thread_ex(th_root, 4242, 4242, "foo", "foo", 1, 1000, 'S', 0x00400100);
 	struct procfs_status st;
 	memset(&st, 0x55, sizeof(st));
-	assert_int_equal(procfs_status(root, 4242, 4242, &st), 0);
+	assert_int_equal(procfs_status(th_root, 4242, 4242, &st), 0);
 	assert_string_equal(st.name, "foo");
 	assert_int_equal(st.tgid, 4242);
 	assert_int_equal(st.ppid, 1);
@@ -232,10 +215,10 @@ static void test_procfs_status_parses_name_tgid_ppid_uid_state_from_fake_root(vo
 static void test_procfs_status_of_a_thread_reads_its_task_directory(void **state)
 {
 	(void)state;
-	th_fake_thread_ex(root, 300, 300, "leader", "leader", 7, 0, 'S', 0);
-	th_fake_thread_ex(root, 300, 301, "worker", "worker", 7, 0, 'R', 0);
+	th_fake_thread_ex(th_root, 300, 300, "leader", "leader", 7, 0, 'S', 0);
+	th_fake_thread_ex(th_root, 300, 301, "worker", "worker", 7, 0, 'R', 0);
 	struct procfs_status st;
-	assert_int_equal(procfs_status(root, 300, 301, &st), 0);
+	assert_int_equal(procfs_status(th_root, 300, 301, &st), 0);
 	assert_string_equal(st.name, "worker");
 	assert_int_equal(st.tgid, 300);
 	assert_int_equal(st.ppid, 7);
@@ -246,24 +229,24 @@ static void test_procfs_status_of_a_thread_reads_its_task_directory(void **state
 static void test_procfs_status_name_with_spaces_is_kept(void **state)
 {
 	(void)state;
-	th_fake_thread_ex(root, 50, 50, "foo bar", "foo bar", 1, 1000, 'S', 0);
+	th_fake_thread_ex(th_root, 50, 50, "foo bar", "foo bar", 1, 1000, 'S', 0);
 	struct procfs_status st;
-	assert_int_equal(procfs_status(root, 50, 50, &st), 0);
+	assert_int_equal(procfs_status(th_root, 50, 50, &st), 0);
 	assert_string_equal(st.name, "foo bar");
 }
 
 static void test_procfs_status_kthread_from_pf_kthread_in_stat_flags(void **state)
 {
 	(void)state;
-	th_fake_thread_ex(root, 2, 2, "kthreadd", "kthreadd", 0, 0, 'S', TH_PF_KTHREAD | 0x40);
+	th_fake_thread_ex(th_root, 2, 2, "kthreadd", "kthreadd", 0, 0, 'S', TH_PF_KTHREAD | 0x40);
 	struct procfs_status st;
-	assert_int_equal(procfs_status(root, 2, 2, &st), 0);
+	assert_int_equal(procfs_status(th_root, 2, 2, &st), 0);
 	assert_true(st.kthread);
 	assert_string_equal(st.name, "kthreadd");
 	assert_int_equal(st.ppid, 0);
 
-	th_fake_thread_ex(root, 3, 3, "user", "user", 1, 0, 'S', ~TH_PF_KTHREAD);
-	assert_int_equal(procfs_status(root, 3, 3, &st), 0);
+	th_fake_thread_ex(th_root, 3, 3, "user", "user", 1, 0, 'S', ~TH_PF_KTHREAD);
+	assert_int_equal(procfs_status(th_root, 3, 3, &st), 0);
 	assert_false(st.kthread);
 }
 
@@ -272,52 +255,52 @@ static void test_procfs_status_stat_flags_found_after_last_paren_of_comm(void **
 	(void)state;
 	/* A comm built to fool a parser that stops at the first ')': read
 	 * from there, field 9 would be 2097152 = PF_KTHREAD. */
-	th_fake_thread_ex(root, 60, 60, "evil", "evil) S 1 2 3 4 5 2097152 (x", 1, 1000, 'S', 0x400000);
+	th_fake_thread_ex(th_root, 60, 60, "evil", "evil) S 1 2 3 4 5 2097152 (x", 1, 1000, 'S', 0x400000);
 	struct procfs_status st;
-	assert_int_equal(procfs_status(root, 60, 60, &st), 0);
+	assert_int_equal(procfs_status(th_root, 60, 60, &st), 0);
 	assert_false(st.kthread);
 
 	/* and the other way round: a comm with ')' on a kernel thread */
-	th_fake_thread_ex(root, 61, 61, "k", "a) b) c", 1, 0, 'S', TH_PF_KTHREAD);
-	assert_int_equal(procfs_status(root, 61, 61, &st), 0);
+	th_fake_thread_ex(th_root, 61, 61, "k", "a) b) c", 1, 0, 'S', TH_PF_KTHREAD);
+	assert_int_equal(procfs_status(th_root, 61, 61, &st), 0);
 	assert_true(st.kthread);
 
 	/* spaces only */
-	th_fake_thread_ex(root, 62, 62, "foo bar", "foo bar", 1, 0, 'S', TH_PF_KTHREAD);
-	assert_int_equal(procfs_status(root, 62, 62, &st), 0);
+	th_fake_thread_ex(th_root, 62, 62, "foo bar", "foo bar", 1, 0, 'S', TH_PF_KTHREAD);
+	assert_int_equal(procfs_status(th_root, 62, 62, &st), 0);
 	assert_true(st.kthread);
 }
 
 static void test_procfs_status_zombie_state(void **state)
 {
 	(void)state;
-	th_fake_thread_ex(root, 70, 70, "dead", "dead", 1, 1000, 'Z', 0);
+	th_fake_thread_ex(th_root, 70, 70, "dead", "dead", 1, 1000, 'Z', 0);
 	struct procfs_status st;
-	assert_int_equal(procfs_status(root, 70, 70, &st), 0);
+	assert_int_equal(procfs_status(th_root, 70, 70, &st), 0);
 	assert_int_equal(st.state, 'Z');
 }
 
 static void test_procfs_status_missing_pid_or_tid_is_esrch(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 80, 80, "here", 1, 0);
+	th_fake_thread(th_root, 80, 80, "here", 1, 0);
 	struct procfs_status st;
-	assert_int_equal(procfs_status(root, 81, 81, &st), -ESRCH);   /* no such process */
-	assert_int_equal(procfs_status(root, 80, 99, &st), -ESRCH);   /* no such thread */
+	assert_int_equal(procfs_status(th_root, 81, 81, &st), -ESRCH);   /* no such process */
+	assert_int_equal(procfs_status(th_root, 80, 99, &st), -ESRCH);   /* no such thread */
 	char nowhere[128];
-	snprintf(nowhere, sizeof(nowhere), "%s/not-a-dir", root);
+	snprintf(nowhere, sizeof(nowhere), "%s/not-a-dir", th_root);
 	assert_int_equal(procfs_status(nowhere, 80, 80, &st), -ESRCH);
 }
 
 static void test_procfs_status_vanishing_between_status_and_stat_is_esrch(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 90, 90, "brief", 1, 0);
+	th_fake_thread(th_root, 90, 90, "brief", 1, 0);
 	char path[256];
-	snprintf(path, sizeof(path), "%s/90/task/90/stat", root);
+	snprintf(path, sizeof(path), "%s/90/task/90/stat", th_root);
 	assert_int_equal(unlink(path), 0);
 	struct procfs_status st;
-	assert_int_equal(procfs_status(root, 90, 90, &st), -ESRCH);
+	assert_int_equal(procfs_status(th_root, 90, 90, &st), -ESRCH);
 }
 
 static void test_procfs_threads_sorted_ascending_ignoring_non_numeric_entries(void **state)
@@ -325,16 +308,16 @@ static void test_procfs_threads_sorted_ascending_ignoring_non_numeric_entries(vo
 	(void)state;
 	static const int tids[] = { 1000, 1010, 1002, 999, 10001, 1001 };
 	for (size_t i = 0; i < sizeof(tids) / sizeof(tids[0]); i++)
-		th_fake_thread(root, 1000, tids[i], "t", 1, 0);
-	th_mkdirs("%s/1000/task/self", root);
-	th_mkdirs("%s/1000/task/.hidden", root);
+		th_fake_thread(th_root, 1000, tids[i], "t", 1, 0);
+	th_mkdirs("%s/1000/task/self", th_root);
+	th_mkdirs("%s/1000/task/.hidden", th_root);
 	char path[256];
-	snprintf(path, sizeof(path), "%s/1000/task/notes", root);
+	snprintf(path, sizeof(path), "%s/1000/task/notes", th_root);
 	th_put_file(path, "x");
 
 	pid_t *list = NULL;
 	size_t n = 0;
-	assert_int_equal(procfs_threads(root, 1000, &list, &n), 0);
+	assert_int_equal(procfs_threads(th_root, 1000, &list, &n), 0);
 	static const pid_t want[] = { 999, 1000, 1001, 1002, 1010, 10001 };
 	assert_int_equal(n, 6);
 	for (size_t i = 0; i < n; i++)
@@ -347,7 +330,7 @@ static void test_procfs_threads_missing_pid_is_esrch(void **state)
 	(void)state;
 	pid_t *list = (pid_t *)1;
 	size_t n = 7;
-	assert_int_equal(procfs_threads(root, 12345, &list, &n), -ESRCH);
+	assert_int_equal(procfs_threads(th_root, 12345, &list, &n), -ESRCH);
 	assert_null(list);
 	assert_int_equal(n, 0);
 }
@@ -362,13 +345,13 @@ static void test_procfs_threads_of_empty_task_dir_and_processes_of_empty_root_wi
 	pid_t *list = (pid_t *)1;
 	size_t n = 7;
 	/* a process directory with an empty task/ (exiting) is gone */
-	th_mkdirs("%s/12346/task", root);
-	assert_int_equal(procfs_threads(root, 12346, &list, &n), -ESRCH);
+	th_mkdirs("%s/12346/task", th_root);
+	assert_int_equal(procfs_threads(th_root, 12346, &list, &n), -ESRCH);
 	assert_null(list);
 	assert_int_equal(n, 0);
 
 	char empty[128];
-	snprintf(empty, sizeof(empty), "%s/empty", root);
+	snprintf(empty, sizeof(empty), "%s/empty", th_root);
 	th_mkdirs("%s", empty);
 	n = 7;
 	assert_int_equal(procfs_processes(empty, &list, &n), 0);
@@ -381,17 +364,17 @@ static void test_procfs_processes_sorted_ascending_ignoring_non_numeric_entries(
 	(void)state;
 	static const int pids[] = { 300, 2, 45, 1, 100000, 7 };
 	for (size_t i = 0; i < sizeof(pids) / sizeof(pids[0]); i++)
-		th_fake_thread(root, pids[i], pids[i], "p", 1, 0);
-	th_mkdirs("%s/self", root);
-	th_mkdirs("%s/sys", root);
-	th_mkdirs("%s/acpi", root);
+		th_fake_thread(th_root, pids[i], pids[i], "p", 1, 0);
+	th_mkdirs("%s/self", th_root);
+	th_mkdirs("%s/sys", th_root);
+	th_mkdirs("%s/acpi", th_root);
 	char path[256];
-	snprintf(path, sizeof(path), "%s/kallsyms", root);
+	snprintf(path, sizeof(path), "%s/kallsyms", th_root);
 	th_put_file(path, "");
 
 	pid_t *list = NULL;
 	size_t n = 0;
-	assert_int_equal(procfs_processes(root, &list, &n), 0);
+	assert_int_equal(procfs_processes(th_root, &list, &n), 0);
 	static const pid_t want[] = { 1, 2, 7, 45, 300, 100000 };
 	assert_int_equal(n, 6);
 	for (size_t i = 0; i < n; i++)
@@ -403,14 +386,14 @@ static void test_procfs_processes_sorted_ascending_ignoring_non_numeric_entries(
 static void test_procfs_threads_and_processes_ignore_names_that_only_start_with_digits(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 42, 42, "p", 1, 0);
-	th_mkdirs("%s/42/task/1003abc", root);
-	th_mkdirs("%s/42.old", root);
-	th_mkdirs("%s/7x", root);
+	th_fake_thread(th_root, 42, 42, "p", 1, 0);
+	th_mkdirs("%s/42/task/1003abc", th_root);
+	th_mkdirs("%s/42.old", th_root);
+	th_mkdirs("%s/7x", th_root);
 
 	pid_t *list;
 	size_t n;
-	assert_int_equal(procfs_threads(root, 42, &list, &n), 0);
+	assert_int_equal(procfs_threads(th_root, 42, &list, &n), 0);
 	bool bogus = false;
 	for (size_t i = 0; i < n; i++)
 		bogus |= list[i] == 1003;
@@ -421,7 +404,7 @@ static void test_procfs_threads_and_processes_ignore_names_that_only_start_with_
 	assert_int_equal(n, 1);
 	assert_int_equal(first, 42);
 
-	assert_int_equal(procfs_processes(root, &list, &n), 0);
+	assert_int_equal(procfs_processes(th_root, &list, &n), 0);
 	bogus = false;
 	for (size_t i = 0; i < n; i++)
 		bogus |= list[i] == 7 || (i > 0 && list[i] == list[i - 1]);
@@ -437,7 +420,7 @@ static void test_procfs_processes_of_missing_root_is_esrch(void **state)
 {
 	(void)state;
 	char nowhere[128];
-	snprintf(nowhere, sizeof(nowhere), "%s/none", root);
+	snprintf(nowhere, sizeof(nowhere), "%s/none", th_root);
 	pid_t *list;
 	size_t n;
 	assert_int_equal(procfs_processes(nowhere, &list, &n), -ESRCH);
@@ -478,11 +461,11 @@ static const char maps4[] =
 static void test_procfs_for_each_map_calls_back_once_per_line_in_order(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 500, 500, "spin", 1, 0);
-	th_fake_maps(root, 500, maps4);
+	th_fake_thread(th_root, 500, 500, "spin", 1, 0);
+	th_fake_maps(th_root, 500, maps4);
 	struct seen s;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(procfs_for_each_map(root, 500, collect, &s), 0);
+	assert_int_equal(procfs_for_each_map(th_root, 500, collect, &s), 0);
 	assert_int_equal(s.n, 4);
 	assert_int_equal(s.m[0].start, 0x55d0c0a00000ULL);
 	assert_int_equal(s.m[0].prot, PROT_READ | PROT_EXEC);
@@ -498,8 +481,8 @@ static void test_procfs_for_each_map_calls_back_once_per_line_in_order(void **st
 static void test_procfs_for_each_map_skips_unparseable_lines(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 501, 501, "spin", 1, 0);
-	th_fake_maps(root, 501,
+	th_fake_thread(th_root, 501, 501, "spin", 1, 0);
+	th_fake_maps(th_root, 501,
 		     "garbage\n"
 		     "1000-2000 r-xp 00000000 fd:01 1 /a\n"
 		     "\n"
@@ -507,7 +490,7 @@ static void test_procfs_for_each_map_skips_unparseable_lines(void **state)
 		     "4000-5000 r-xp 00000000 fd:01 3 /b\n");
 	struct seen s;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(procfs_for_each_map(root, 501, collect, &s), 0);
+	assert_int_equal(procfs_for_each_map(th_root, 501, collect, &s), 0);
 	assert_int_equal(s.n, 2);
 	assert_string_equal(s.path[0], "/a");
 	assert_string_equal(s.path[1], "/b");
@@ -516,30 +499,30 @@ static void test_procfs_for_each_map_skips_unparseable_lines(void **state)
 static void test_procfs_for_each_map_stops_at_first_nonzero_callback_return_and_returns_it(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 502, 502, "spin", 1, 0);
-	th_fake_maps(root, 502, maps4);
+	th_fake_thread(th_root, 502, 502, "spin", 1, 0);
+	th_fake_maps(th_root, 502, maps4);
 	struct seen s;
 	memset(&s, 0, sizeof(s));
 	s.stop_at = 2;
 	s.stop_value = -ENOMEM;
-	assert_int_equal(procfs_for_each_map(root, 502, collect, &s), -ENOMEM);
+	assert_int_equal(procfs_for_each_map(th_root, 502, collect, &s), -ENOMEM);
 	assert_int_equal(s.n, 2);
 
 	memset(&s, 0, sizeof(s));
 	s.stop_at = 1;
 	s.stop_value = 77;
-	assert_int_equal(procfs_for_each_map(root, 502, collect, &s), 77);
+	assert_int_equal(procfs_for_each_map(th_root, 502, collect, &s), 77);
 	assert_int_equal(s.n, 1);
 }
 
 static void test_procfs_for_each_map_empty_maps_calls_nothing(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 503, 503, "kworker", 2, TH_PF_KTHREAD);
-	th_fake_maps(root, 503, "");
+	th_fake_thread(th_root, 503, 503, "kworker", 2, TH_PF_KTHREAD);
+	th_fake_maps(th_root, 503, "");
 	struct seen s;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(procfs_for_each_map(root, 503, collect, &s), 0);
+	assert_int_equal(procfs_for_each_map(th_root, 503, collect, &s), 0);
 	assert_int_equal(s.n, 0);
 }
 
@@ -548,7 +531,7 @@ static void test_procfs_for_each_map_missing_process_is_esrch(void **state)
 	(void)state;
 	struct seen s;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(procfs_for_each_map(root, 504, collect, &s), -ESRCH);
+	assert_int_equal(procfs_for_each_map(th_root, 504, collect, &s), -ESRCH);
 	assert_int_equal(s.n, 0);
 }
 
@@ -587,12 +570,12 @@ static void test_procfs_for_each_map_skips_overlong_line_without_misparsing_its_
 	assert_non_null(content);
 	snprintf(content, cap, "1000-2000 r-xp 00000000 fd:01 1 /before\n%s%s3000-4000 r-xp 00000000 fd:01 2 /after\n",
 		 overlong, huge);
-	th_fake_thread(root, 505, 505, "spin", 1, 0);
-	th_fake_maps(root, 505, content);
+	th_fake_thread(th_root, 505, 505, "spin", 1, 0);
+	th_fake_maps(th_root, 505, content);
 
 	struct seen s;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(procfs_for_each_map(root, 505, collect, &s), 0);
+	assert_int_equal(procfs_for_each_map(th_root, 505, collect, &s), 0);
 	for (size_t i = 0; i < s.n; i++)
 		if (strstr(s.path[i], "tail-of-long-line") || s.m[i].start == 0x666000)
 			fail_msg("the tail of an overlong line was parsed as a mapping");
@@ -611,12 +594,12 @@ static void test_procfs_for_each_map_long_line_that_fits_the_buffer_is_parsed(vo
 	char *fits = long_line(4350, "/end");
 	char content[8192];
 	snprintf(content, sizeof(content), "%s3000-4000 r-xp 00000000 fd:01 2 /after\n", fits);
-	th_fake_thread(root, 506, 506, "spin", 1, 0);
-	th_fake_maps(root, 506, content);
+	th_fake_thread(th_root, 506, 506, "spin", 1, 0);
+	th_fake_maps(th_root, 506, content);
 
 	struct seen s;
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(procfs_for_each_map(root, 506, collect, &s), 0);
+	assert_int_equal(procfs_for_each_map(th_root, 506, collect, &s), 0);
 	assert_int_equal(s.n, 2);
 	size_t head = strlen("10000-20000 r-xp 00000000 fd:01 9 ");
 	assert_int_equal(s.path_len[0], 4350 - head);
@@ -703,8 +686,6 @@ static void test_procfs_for_each_map_on_real_proc_finds_own_executable(void **st
 	assert_true(c.exe_maps >= 1);
 }
 
-#define FAKE(t) cmocka_unit_test_setup_teardown(t, make_root, remove_root)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -718,29 +699,29 @@ int main(void)
 		cmocka_unit_test(test_procfs_parse_map_line_malformed_lines_are_einval),
 		cmocka_unit_test(test_procfs_parse_map_line_perms_with_invalid_letters_is_einval),
 		cmocka_unit_test(test_procfs_parse_map_line_zero_length_range_is_accepted),
-		FAKE(test_procfs_status_parses_name_tgid_ppid_uid_state_from_fake_root),
-		FAKE(test_procfs_status_of_a_thread_reads_its_task_directory),
-		FAKE(test_procfs_status_name_with_spaces_is_kept),
-		FAKE(test_procfs_status_kthread_from_pf_kthread_in_stat_flags),
-		FAKE(test_procfs_status_stat_flags_found_after_last_paren_of_comm),
-		FAKE(test_procfs_status_zombie_state),
-		FAKE(test_procfs_status_missing_pid_or_tid_is_esrch),
-		FAKE(test_procfs_status_vanishing_between_status_and_stat_is_esrch),
-		FAKE(test_procfs_threads_sorted_ascending_ignoring_non_numeric_entries),
-		FAKE(test_procfs_threads_missing_pid_is_esrch),
-		FAKE(test_procfs_processes_sorted_ascending_ignoring_non_numeric_entries),
-		FAKE(test_procfs_threads_and_processes_ignore_names_that_only_start_with_digits),
-		FAKE(test_procfs_processes_of_missing_root_is_esrch),
-		FAKE(test_procfs_for_each_map_calls_back_once_per_line_in_order),
-		FAKE(test_procfs_for_each_map_skips_unparseable_lines),
-		FAKE(test_procfs_for_each_map_stops_at_first_nonzero_callback_return_and_returns_it),
-		FAKE(test_procfs_for_each_map_empty_maps_calls_nothing),
-		FAKE(test_procfs_for_each_map_missing_process_is_esrch),
-		FAKE(test_procfs_for_each_map_skips_overlong_line_without_misparsing_its_tail),
-		FAKE(test_procfs_for_each_map_long_line_that_fits_the_buffer_is_parsed),
+		TH_FAKE(test_procfs_status_parses_name_tgid_ppid_uid_state_from_fake_root),
+		TH_FAKE(test_procfs_status_of_a_thread_reads_its_task_directory),
+		TH_FAKE(test_procfs_status_name_with_spaces_is_kept),
+		TH_FAKE(test_procfs_status_kthread_from_pf_kthread_in_stat_flags),
+		TH_FAKE(test_procfs_status_stat_flags_found_after_last_paren_of_comm),
+		TH_FAKE(test_procfs_status_zombie_state),
+		TH_FAKE(test_procfs_status_missing_pid_or_tid_is_esrch),
+		TH_FAKE(test_procfs_status_vanishing_between_status_and_stat_is_esrch),
+		TH_FAKE(test_procfs_threads_sorted_ascending_ignoring_non_numeric_entries),
+		TH_FAKE(test_procfs_threads_missing_pid_is_esrch),
+		TH_FAKE(test_procfs_processes_sorted_ascending_ignoring_non_numeric_entries),
+		TH_FAKE(test_procfs_threads_and_processes_ignore_names_that_only_start_with_digits),
+		TH_FAKE(test_procfs_processes_of_missing_root_is_esrch),
+		TH_FAKE(test_procfs_for_each_map_calls_back_once_per_line_in_order),
+		TH_FAKE(test_procfs_for_each_map_skips_unparseable_lines),
+		TH_FAKE(test_procfs_for_each_map_stops_at_first_nonzero_callback_return_and_returns_it),
+		TH_FAKE(test_procfs_for_each_map_empty_maps_calls_nothing),
+		TH_FAKE(test_procfs_for_each_map_missing_process_is_esrch),
+		TH_FAKE(test_procfs_for_each_map_skips_overlong_line_without_misparsing_its_tail),
+		TH_FAKE(test_procfs_for_each_map_long_line_that_fits_the_buffer_is_parsed),
 		cmocka_unit_test(test_procfs_status_and_threads_of_self_on_real_proc),
 		cmocka_unit_test(test_procfs_for_each_map_on_real_proc_finds_own_executable),
-		FAKE(test_procfs_threads_of_empty_task_dir_and_processes_of_empty_root_without_ub),
+		TH_FAKE(test_procfs_threads_of_empty_task_dir_and_processes_of_empty_root_without_ub),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

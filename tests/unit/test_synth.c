@@ -1,7 +1,7 @@
 /*
  * test_synth.c - synthesized records (src/record/synth.c): the kernel map
  * from a kallsyms file, the kernel MMAP record, COMM and MMAP2 records, and
- * whole processes described from a fake proc root, with no FORK
+ * whole processes described from a fake proc th_root, with no FORK
  * (perf-data-format.md 3.3, 4.1, 4.2).
  */
 #include "test_helpers.h"
@@ -491,23 +491,6 @@ static void test_synth_mmap2_path_longer_than_path_max_is_cut_to_4095_bytes(void
 
 /* ---- synth_process on a fake proc root ----------------------------------- */
 
-static char root[64];
-
-static int make_root(void **state)
-{
-	(void)state;
-	th_mkdtemp(root);
-	return 0;
-}
-
-static int remove_root(void **state)
-{
-	(void)state;
-	th_rm_rf(root);
-	root[0] = '\0';
-	return 0;
-}
-
 #define PID 100
 #define PPID 42
 #define TR 16   /* trailer: TID|TIME */
@@ -532,10 +515,10 @@ static const struct want_map libc_text = {
  * thread's status says PPid PPID, as the kernel's does. */
 static void make_spin(void)
 {
-	th_fake_thread(root, PID, PID, "spin", PPID, 0);
-	th_fake_thread(root, PID, PID + 1, "worker-1", PPID, 0);
-	th_fake_thread(root, PID, PID + 2, "worker-2", PPID, 0);
-	th_fake_maps(root, PID, maps4);
+	th_fake_thread(th_root, PID, PID, "spin", PPID, 0);
+	th_fake_thread(th_root, PID, PID + 1, "worker-1", PPID, 0);
+	th_fake_thread(th_root, PID, PID + 2, "worker-2", PPID, 0);
+	th_fake_maps(th_root, PID, maps4);
 }
 
 /* No record of any type but COMM and MMAP2: in particular no FORK, whose
@@ -567,7 +550,7 @@ static void test_synth_process_emits_leader_comm_maps_then_thread_comms_and_no_f
 	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
 	assert_memory_equal(b.data, "prefix!!", 8);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 8, r), 5);
@@ -591,7 +574,7 @@ static void test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymo
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, root, PID, NULL, 0, true, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, true, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 6);
 	check_only_comm_and_mmap2(r, 6);
@@ -614,7 +597,7 @@ static void test_synth_process_with_tids_describes_only_those_threads(void **sta
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
 	const pid_t tids[] = { PID + 2 };
-	assert_int_equal(synth_process(&b, root, PID, tids, 1, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, tids, 1, false, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 3);
 	/* the maps are the process's, needed whichever threads are sampled */
@@ -631,7 +614,7 @@ static void test_synth_process_with_tids_describes_only_those_threads(void **sta
 	struct buf b2 = BUF_INIT;
 	memset(&cnt, 0, sizeof(cnt));
 	const pid_t tids2[] = { PID, PID + 7 };
-	assert_int_equal(synth_process(&b2, root, PID, tids2, 2, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b2, th_root, PID, tids2, 2, false, TR, &cnt), 0);
 	assert_int_equal(walk(&b2, 0, r), 3);
 	check_only_comm_and_mmap2(r, 3);
 	check_comm_rec(&r[0], PID, PID, "spin");
@@ -645,12 +628,12 @@ static void test_synth_process_with_tids_describes_only_those_threads(void **sta
 static void test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps(void **state)
 {
 	(void)state;
-	th_fake_thread(root, 2, 2, "kthreadd", 0, TH_PF_KTHREAD);
-	th_fake_maps(root, 2, maps4);
+	th_fake_thread(th_root, 2, 2, "kthreadd", 0, TH_PF_KTHREAD);
+	th_fake_maps(th_root, 2, maps4);
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, root, 2, NULL, 0, true, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 2, NULL, 0, true, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 1);
 	check_comm_rec(&r[0], 2, 2, "kthreadd");
@@ -664,13 +647,13 @@ static void test_synth_process_counts_accumulate_over_processes(void **state)
 {
 	(void)state;
 	make_spin();
-	th_fake_thread(root, 2, 2, "kthreadd", 0, TH_PF_KTHREAD);
+	th_fake_thread(th_root, 2, 2, "kthreadd", 0, TH_PF_KTHREAD);
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, root, 2, NULL, 0, false, TR, &cnt), 0);
-	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
-	assert_int_equal(synth_process(&b, root, 31337, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 2, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 31337, NULL, 0, false, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 1 + 5);
 	assert_int_equal(cnt.processes, 2);
@@ -688,7 +671,7 @@ static void test_synth_process_vanished_process_appends_nothing_and_counts_vanis
 	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, root, 999, NULL, 0, true, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 999, NULL, 0, true, TR, &cnt), 0);
 	assert_int_equal(b.len, 8);
 	assert_memory_equal(b.data, "prefix!!", 8);
 	assert_int_equal(cnt.vanished, 1);
@@ -706,14 +689,14 @@ static void test_synth_process_maps_gone_mid_scan_counts_vanished_and_drops_thre
 	 * /proc that means the process exited between status and maps */
 	make_spin();
 	char path[256];
-	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, PID, PID);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", th_root, PID, PID);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(symlink("/nonexistent/psrec-unit-maps", path), 0);
 	struct buf b = BUF_INIT;
 	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
 	assert_int_equal(b.len, 8);
 	assert_int_equal(cnt.vanished, 1);
 	assert_int_equal(cnt.processes, 0);
@@ -744,7 +727,7 @@ static void write_all(int fd, const void *p, size_t n)
 }
 
 /*
- * Run synth_process(root, PID) as an unprivileged user, so that a mode-000
+ * Run synth_process(th_root, PID) as an unprivileged user, so that a mode-000
  * file really is unreadable (root reads it anyway). As non-root, in process.
  */
 static void synth_unprivileged(struct nobody_result *res)
@@ -752,7 +735,7 @@ static void synth_unprivileged(struct nobody_result *res)
 	memset(res, 0, sizeof(*res));
 	if (geteuid() != 0) {
 		struct buf b = BUF_INIT;
-		res->rc = synth_process(&b, root, PID, NULL, 0, false, TR, &res->cnt);
+		res->rc = synth_process(&b, th_root, PID, NULL, 0, false, TR, &res->cnt);
 		assert_true(b.len <= sizeof(res->data));
 		res->len = b.len;
 		if (b.len)
@@ -772,7 +755,7 @@ static void synth_unprivileged(struct nobody_result *res)
 			r.setup_failed = 1;
 		} else {
 			struct buf b = BUF_INIT;
-			r.rc = synth_process(&b, root, PID, NULL, 0, false, TR, &r.cnt);
+			r.rc = synth_process(&b, th_root, PID, NULL, 0, false, TR, &r.cnt);
 			r.len = b.len <= sizeof(r.data) ? b.len : SIZE_MAX;
 			if (b.len && b.len <= sizeof(r.data))
 				memcpy(r.data, b.data, b.len);
@@ -804,7 +787,7 @@ static void test_synth_process_unreadable_maps_keep_thread_records_and_count_unr
 	(void)state;
 	make_spin();
 	char path[256];
-	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, PID, PID);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", th_root, PID, PID);
 	assert_int_equal(chmod(path, 0), 0);  /* open fails with EACCES as non-root */
 	struct nobody_result res;
 	synth_unprivileged(&res);
@@ -826,7 +809,7 @@ static void test_synth_process_unreadable_status_appends_nothing_and_counts_unre
 	(void)state;
 	make_spin();
 	char path[256];
-	snprintf(path, sizeof(path), "%s/%d/task/%d/status", root, PID, PID);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/status", th_root, PID, PID);
 	assert_int_equal(chmod(path, 0), 0);
 	struct nobody_result res;
 	synth_unprivileged(&res);
@@ -848,13 +831,13 @@ static void test_synth_process_maps_read_error_counts_unreadable_and_keeps_threa
 	(void)state;
 	make_spin();
 	char path[256];
-	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, PID, PID);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", th_root, PID, PID);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(mkdir(path, 0755), 0);
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 3);    /* the thread records are kept */
 	check_spin_leader(r);
@@ -864,8 +847,6 @@ static void test_synth_process_maps_read_error_counts_unreadable_and_keeps_threa
 	assert_int_equal(cnt.processes, 1);
 	assert_int_equal(cnt.unreadable, 1);    /* fails: 0, the error is taken for EOF */
 }
-
-#define FAKE(t) cmocka_unit_test_setup_teardown(t, make_root, remove_root)
 
 int main(void)
 {
@@ -892,16 +873,16 @@ int main(void)
 		cmocka_unit_test(test_synth_mmap2_filename_nul_terminated_and_padded_to_8),
 		cmocka_unit_test(test_synth_mmap2_takes_path_len_bytes_not_up_to_nul),
 		cmocka_unit_test(test_synth_mmap2_path_longer_than_path_max_is_cut_to_4095_bytes),
-		FAKE(test_synth_process_emits_leader_comm_maps_then_thread_comms_and_no_fork),
-		FAKE(test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymous_ones),
-		FAKE(test_synth_process_with_tids_describes_only_those_threads),
-		FAKE(test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps),
-		FAKE(test_synth_process_counts_accumulate_over_processes),
-		FAKE(test_synth_process_vanished_process_appends_nothing_and_counts_vanished),
-		FAKE(test_synth_process_maps_gone_mid_scan_counts_vanished_and_drops_thread_records),
-		FAKE(test_synth_process_unreadable_maps_keep_thread_records_and_count_unreadable),
-		FAKE(test_synth_process_unreadable_status_appends_nothing_and_counts_unreadable),
-		FAKE(test_synth_process_maps_read_error_counts_unreadable_and_keeps_thread_records),
+		TH_FAKE(test_synth_process_emits_leader_comm_maps_then_thread_comms_and_no_fork),
+		TH_FAKE(test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymous_ones),
+		TH_FAKE(test_synth_process_with_tids_describes_only_those_threads),
+		TH_FAKE(test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps),
+		TH_FAKE(test_synth_process_counts_accumulate_over_processes),
+		TH_FAKE(test_synth_process_vanished_process_appends_nothing_and_counts_vanished),
+		TH_FAKE(test_synth_process_maps_gone_mid_scan_counts_vanished_and_drops_thread_records),
+		TH_FAKE(test_synth_process_unreadable_maps_keep_thread_records_and_count_unreadable),
+		TH_FAKE(test_synth_process_unreadable_status_appends_nothing_and_counts_unreadable),
+		TH_FAKE(test_synth_process_maps_read_error_counts_unreadable_and_keeps_thread_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
