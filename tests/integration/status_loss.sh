@@ -11,6 +11,8 @@ grep -q $'\r' "$TMP/err.txt" && fail "status line written to a non-terminal"
 
 # A terminal: a refreshed status line, erased before the summary.
 command -v script >/dev/null || skip "script(1) is needed for the terminal test"
+# script(1) runs its command with $SHELL, which may be unset or empty.
+export SHELL=$BASH
 script -qec "\"$PSREC\" -e cpu-clock -o \"$TMP/t.data\" -- \"$SPIN\" 1.6 1" /dev/null >"$TMP/tty.txt" </dev/null
 grep -Eq $'\rpsrec: [0-9]+\\.[0-9] s, [0-9]+ samples, [0-9.]+ [KM]B, 0 lost' "$TMP/tty.txt" ||
 	fail "no status line on the terminal: $(od -c "$TMP/tty.txt" | head)"
