@@ -28,9 +28,7 @@ ref="$TMP/ref.data"
 "$PERF" report -i "$ref" --header-only -I >"$TMP/ref.hdr" 2>/dev/null
 "$PERF" report -i "$out" --header-only -I >"$TMP/ps.hdr" 2>"$TMP/perf.err"
 no_perf_warnings "perf report --header-only -I"
-missing() { sed -n 's/^# missing features: //p' "$1" | tr ' ' '\n' | grep . | sort; }
-extra=$(comm -23 <(missing "$TMP/ps.hdr") <(missing "$TMP/ref.hdr") | grep -vx BUILD_ID)
-[ -z "$extra" ] || fail "perf record writes features psrec does not: $extra"
+assert_features_like_perf "$TMP/ps.hdr" "$TMP/ref.hdr" "perf report --header-only"
 # Free memory moves between two reads; everything else is fixed.
 facts() {
 	sed -n '/^# sibling /p; /^# CPU [0-9]*:/p; /^# node[0-9]* cpu list/p; /^# pmu mappings/p;

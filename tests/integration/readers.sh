@@ -7,8 +7,9 @@
 # MODE: launch, g (-g), dwarf (--call-graph dwarf), z (-z), pipe (-o -),
 # p (-p), t (-t), a (-a). Readers: perf report, perf script, perf report
 # --header-only, perf inject (then read back), perf data convert --to-json
-# and hotspot's perfparser. Each one's stderr may hold no line (numbers and
-# file names aside) that it does not also print for perf record's file.
+# and hotspot's perfparser. Each one's stderr may hold no line (numbers,
+# file names and quoted values aside) that it does not also print for perf
+# record's file.
 # docs/readers.md says what each reader needs; this test keeps it true.
 . "$(dirname "$0")/lib.sh"
 need_perf
@@ -167,9 +168,7 @@ run_both header "$PERF" report --header-only -i FILE
 same_stderr "perf report --header-only"
 grep -qx "# hostname : $(uname -n)" "$TMP/ps.header" || fail "$mode: --header-only shows no hostname"
 if [ "$mode" != pipe ]; then
-	missing() { sed -n 's/^# missing features: //p' "$1" | tr ' ' '\n' | grep . | sort; }
-	extra=$(comm -23 <(missing "$TMP/ps.header") <(missing "$TMP/pr.header") | grep -vx BUILD_ID)
-	[ -z "$extra" ] || fail "$mode: perf record writes features psrec does not: $extra"
+	assert_features_like_perf "$TMP/ps.header" "$TMP/pr.header" "$mode"
 fi
 
 # ---- perf inject, then read back ---------------------------------------

@@ -6,17 +6,6 @@
 
 #include "record/features.h"
 
-static void put(const char *rel, const char *content)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", th_root, rel);
-	char *slash = strrchr(path, '/');
-	*slash = '\0';
-	th_mkdirs("%s", path);
-	*slash = '/';
-	th_put_file(path, content);
-}
-
 /* One CPU with one cache, one NUMA node with one memory block, and PMUs
  * software, cpu (with caps, as on a machine with a hardware PMU) and a
  * hybrid cpu_core. */
@@ -29,18 +18,18 @@ static void machine(void)
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		char rel[256];
 		snprintf(rel, sizeof(rel), "%s%s", c, f[i][0]);
-		put(rel, f[i][1]);
+		th_root_put(rel, f[i][1]);
 	}
-	put("devices/system/node/online", "0");
-	put("devices/system/node/node0/cpulist", "0");
-	put("devices/system/node/node0/meminfo", "Node 0 MemTotal: 100 kB\nNode 0 MemFree: 50 kB\n");
+	th_root_put("devices/system/node/online", "0");
+	th_root_put("devices/system/node/node0/cpulist", "0");
+	th_root_put("devices/system/node/node0/meminfo", "Node 0 MemTotal: 100 kB\nNode 0 MemFree: 50 kB\n");
 	th_mkdirs("%s/devices/system/node/node0/memory0", th_root);
-	put("devices/system/memory/block_size_bytes", "8000000");
-	put("bus/event_source/devices/software/type", "1");
-	put("bus/event_source/devices/cpu/type", "4");
-	put("bus/event_source/devices/cpu/caps/branches", "32");
-	put("bus/event_source/devices/cpu_core/type", "8");
-	put("bus/event_source/devices/cpu_core/caps/max_precise", "3");
+	th_root_put("devices/system/memory/block_size_bytes", "8000000");
+	th_root_put("bus/event_source/devices/software/type", "1");
+	th_root_put("bus/event_source/devices/cpu/type", "4");
+	th_root_put("bus/event_source/devices/cpu/caps/branches", "32");
+	th_root_put("bus/event_source/devices/cpu_core/type", "8");
+	th_root_put("bus/event_source/devices/cpu_core/caps/max_precise", "3");
 }
 
 struct fixture {

@@ -227,6 +227,19 @@ static inline void th_put_file(const char *path, const char *content)
 	th_write_close(fd, content, strlen(content));
 }
 
+/* Write content to th_root/rel, making the directories on the way. */
+static inline void th_root_put(const char *rel, const char *content)
+{
+	char path[512];
+	int n = snprintf(path, sizeof(path), "%s/%s", th_root, rel);
+	assert_true(n > 0 && (size_t)n < sizeof(path));
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	th_mkdirs("%s", path);
+	*slash = '/';
+	th_put_file(path, content);
+}
+
 /*
  * Thread tid of process pid in the fake root: status with Name/State/Tgid/
  * PPid/Uid lines, stat with the given comm and flags (field 9), and comm.

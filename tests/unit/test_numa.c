@@ -6,27 +6,16 @@
 
 #include "record/numa.h"
 
-static void put(const char *rel, const char *content)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", th_root, rel);
-	char *slash = strrchr(path, '/');
-	*slash = '\0';
-	th_mkdirs("%s", path);
-	*slash = '/';
-	th_put_file(path, content);
-}
-
 static void node(int n, const char *cpus, unsigned long total, unsigned long free_kb)
 {
 	char rel[128], text[512];
 	snprintf(rel, sizeof(rel), "devices/system/node/node%d/cpulist", n);
-	put(rel, cpus);
+	th_root_put(rel, cpus);
 	snprintf(rel, sizeof(rel), "devices/system/node/node%d/meminfo", n);
 	snprintf(text, sizeof(text),
 		 "Node %d MemTotal:       %lu kB\nNode %d MemFree:        %lu kB\nNode %d MemUsed:     1 kB\n",
 		 n, total, n, free_kb, n);
-	put(rel, text);
+	th_root_put(rel, text);
 }
 
 /* An entry memoryM in node N's directory (the kernel's are symlinks). */
@@ -38,7 +27,7 @@ static void block(int n, int m)
 static void test_numa_read_two_nodes_in_online_order_with_memory_and_cpus(void **state)
 {
 	(void)state;
-	put("devices/system/node/online", "0-1\n");
+	th_root_put("devices/system/node/online", "0-1\n");
 	node(0, "0-1\n", 4679892, 3423992);
 	node(1, "\n", 1000, 500);
 	struct numa_info n;
@@ -59,9 +48,9 @@ static void test_numa_read_two_nodes_in_online_order_with_memory_and_cpus(void *
 static void test_numa_read_node_without_meminfo_gives_no_topology_rather_than_half(void **state)
 {
 	(void)state;
-	put("devices/system/node/online", "0-1");
+	th_root_put("devices/system/node/online", "0-1");
 	node(0, "0", 10, 5);
-	put("devices/system/node/node1/cpulist", "1");
+	th_root_put("devices/system/node/node1/cpulist", "1");
 	struct numa_info n;
 	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.nr_nodes, 0);
@@ -83,8 +72,8 @@ static void test_numa_read_no_node_directory_is_empty_not_an_error(void **state)
 static void test_numa_read_memory_blocks_as_bitmap_sized_by_highest_index(void **state)
 {
 	(void)state;
-	put("devices/system/memory/block_size_bytes", "8000000\n");
-	put("devices/system/node/online", "0,2");
+	th_root_put("devices/system/memory/block_size_bytes", "8000000\n");
+	th_root_put("devices/system/node/online", "0,2");
 	node(2, "1", 100, 50);
 	node(0, "0", 100, 50);
 	for (int m = 0; m < 24; m++)
@@ -95,7 +84,7 @@ static void test_numa_read_memory_blocks_as_bitmap_sized_by_highest_index(void *
 	/* not blocks: */
 	th_mkdirs("%s/devices/system/node/node0/memory_failure", th_root);
 	th_mkdirs("%s/devices/system/node/node0/memory12x", th_root);
-	put("devices/system/node/has_memory", "0,2");
+	th_root_put("devices/system/node/has_memory", "0,2");
 	struct numa_info n;
 	assert_int_equal(numa_read(th_root, &n), 0);
 	assert_int_equal(n.block_size, 0x8000000);
@@ -117,7 +106,7 @@ static void test_numa_read_memory_blocks_as_bitmap_sized_by_highest_index(void *
 static void test_numa_read_node_without_blocks_is_one_empty_bit_as_perf_writes(void **state)
 {
 	(void)state;
-	put("devices/system/memory/block_size_bytes", "8000000");
+	th_root_put("devices/system/memory/block_size_bytes", "8000000");
 	th_mkdirs("%s/devices/system/node/node0", th_root);
 	struct numa_info n;
 	assert_int_equal(numa_read(th_root, &n), 0);
@@ -130,7 +119,7 @@ static void test_numa_read_node_without_blocks_is_one_empty_bit_as_perf_writes(v
 static void test_numa_read_bad_block_size_gives_no_memory_topology(void **state)
 {
 	(void)state;
-	put("devices/system/memory/block_size_bytes", "zz");
+	th_root_put("devices/system/memory/block_size_bytes", "zz");
 	th_mkdirs("%s/devices/system/node/node0/memory0", th_root);
 	struct numa_info n;
 	assert_int_equal(numa_read(th_root, &n), 0);
