@@ -98,7 +98,9 @@ static int machine_read(const struct feature_inputs *in, struct machine *m)
 {
 	memset(m, 0, sizeof(*m));
 	int err = numa_read(in->sysfs, &m->numa);
-	if (!err)
+	/* A pipe stream gets no CACHE (perf leaves it out too): its
+	 * features are built at the start, so skip the sysfs reads. */
+	if (!err && !in->opts->pipe)
 		err = cpucache_read(in->sysfs, in->host->nr_cpus_avail, &m->caches);
 	if (!err)
 		err = pmu_list_read(in->sysfs, &m->pmus);
@@ -145,7 +147,7 @@ int features_build(const struct feature_inputs *in, struct features *out)
 		ADD(PD_FEAT_NUMA_TOPOLOGY, feature_numa_topology(b, m.numa.nodes, m.numa.nr_nodes));
 	if (m.pmus.nr)
 		ADD(PD_FEAT_PMU_MAPPINGS, feature_pmu_mappings(b, m.pmus.pmus, m.pmus.nr));
-	if (m.caches.nr && !in->opts->pipe)
+	if (m.caches.nr)
 		ADD(PD_FEAT_CACHE, feature_cache(b, m.caches.c, m.caches.nr));
 	ADD(PD_FEAT_SAMPLE_TIME, feature_sample_time(b, in->first_time, in->last_time));
 	if (m.numa.block_size)
