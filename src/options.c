@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <stdbool.h>
 
+#include "record/features.h"
 #include "util/sysfile.h"
 
 static const char usage_text[] =
@@ -160,14 +161,47 @@ static int parse_cpus(struct record_opts *o, const char *arg, struct err *e)
 	return 0;
 }
 
+/* Plain decimal: digits, an optional fraction, an optional exponent
+ * ("2", "2.5", "1e-3"). strtod alone also takes "0x10" (16 s), "inf" and
+ * "nan", which nobody means as a duration. */
+static bool is_plain_decimal(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!isdigit(*p))
+		return false;
+	while (isdigit(*p))
+		p++;
+	if (*p == '.')
+		for (p++; isdigit(*p); p++)
+			;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit(*p))
+			return false;
+		while (isdigit(*p))
+			p++;
+	}
+	return *p == '\0';
+}
+
 static int parse_duration(struct record_opts *o, const char *arg, struct err *e)
 {
-	char *end;
+	if (!is_plain_decimal(arg))
+		return err_set(e, -EINVAL, "--duration '%s': expected a decimal number of seconds greater than 0 (e.g. 2.5)", arg);
 	errno = 0;
-	double d = strtod(arg, &end);
-	if (errno || end == arg || *end != '\0' || !(d > 0) || d > 1e9 || !isdigit((unsigned char)arg[0]))
-		return err_set(e, -EINVAL, "--duration '%s': expected a number of seconds greater than 0 (e.g. 2.5)", arg);
-	o->duration = d;
+	double d = strtod(arg, NULL);
+	/* ERANGE with a small result is an underflow (a zero mantissa is an
+	 * exact 0, no ERANGE): positive, and the minimum below covers it. */
+	bool underflow = errno == ERANGE && d < 1.0;
+	if ((errno == ERANGE && !underflow) || d > OPTIONS_MAX_DURATION)
+		return err_set(e, -EINVAL, "--duration '%s': too long; at most %.0f seconds", arg, OPTIONS_MAX_DURATION);
+	if (!(d > 0) && !underflow)
+		return err_set(e, -EINVAL, "--duration '%s': expected a decimal number of seconds greater than 0 (e.g. 2.5)", arg);
+	/* The loop keeps whole milliseconds and takes 0 as "no limit": a
+	 * shorter duration must not turn into a recording without end. */
+	o->duration = d < OPTIONS_MIN_DURATION ? OPTIONS_MIN_DURATION : d;
 	return 0;
 }
 
@@ -182,6 +216,23 @@ static int parse_positive(const char *s, uint64_t *out)
 	if (errno || *end != '\0' || v == 0)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+static int parse_period(struct record_opts *o, const char *arg, struct err *e)
+{
+	if (arg[0] == '\0' || arg[strspn(arg, "0123456789")] != '\0')
+		return err_set(e, -EINVAL, "-c '%s': expected a sample period (a positive integer)", arg);
+	errno = 0;
+	unsigned long long v = strtoull(arg, NULL, 10);
+	/* perf_event_open refuses a period with bit 63 set (EINVAL), which
+	 * would otherwise surface as a rejected event after setup. */
+	if (errno == ERANGE || v > OPTIONS_MAX_PERIOD)
+		return err_set(e, -EINVAL, "-c %s: sample period too large; the kernel takes at most %" PRIu64,
+			       arg, (uint64_t)OPTIONS_MAX_PERIOD);
+	if (v == 0)
+		return err_set(e, -EINVAL, "-c '%s': expected a sample period (a positive integer)", arg);
+	o->period = v;
 	return 0;
 }
 
@@ -331,14 +382,17 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		switch (c) {
 		case 'e':
 			err = evspec_parse(&o->events, optarg, e);
+			/* The header's event tables have room for this many. */
+			if (!err && o->events.nr > FEATURES_MAX_EVENTS)
+				err = err_set(e, -EINVAL, "-e: too many events (%zu); psrec records at most %d",
+					      o->events.nr, FEATURES_MAX_EVENTS);
 			break;
 		case 'F':
 			err = parse_freq(o, optarg, e);
 			freq_given = true;
 			break;
 		case 'c':
-			if (parse_positive(optarg, &o->period))
-				err = err_set(e, -EINVAL, "-c '%s': expected a sample period (a positive integer)", optarg);
+			err = parse_period(o, optarg, e);
 			break;
 		case 'm':
 			err = parse_pages(o, optarg, e);

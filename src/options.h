@@ -28,6 +28,12 @@
 #define OPTIONS_DWARF_PAGES    512
 #define OPTIONS_DEFAULT_OUTPUT "perf.data"
 #define OPTIONS_MAX_RATE_PATH  "/proc/sys/kernel/perf_event_max_sample_rate"
+/* --duration bounds, in seconds: the recording loop counts whole
+ * milliseconds, so anything shorter is raised to one. */
+#define OPTIONS_MIN_DURATION   0.001
+#define OPTIONS_MAX_DURATION   1e9
+/* -c: the kernel refuses sample periods with bit 63 set. */
+#define OPTIONS_MAX_PERIOD     INT64_MAX
 
 struct record_opts {
 	struct evspec_list events;
@@ -51,7 +57,7 @@ struct record_opts {
 	int *cpus;              /* -C: CPUs to sample on (NULL = all online) */
 	int nr_cpus;
 	const char *cpu_list;
-	double duration;        /* --duration seconds; 0 = until the end */
+	double duration;        /* --duration seconds, >= OPTIONS_MIN_DURATION; 0 = until the end */
 	struct callgraph callgraph; /* -g / --call-graph / --max-stack */
 	int cmd_argc;
 	char **cmd;             /* the command to run, NULL-terminated */

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "options.h"
+#include "record/features.h"
 #include "util/sysfile.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1) /* arrays end with NULL */
@@ -780,6 +781,127 @@ static void test_options_duration_zero_negative_or_not_finite_is_einval(void **s
 	}
 }
 
+/* The loop counts whole milliseconds and takes 0 as "no limit": what
+ * record.c computes from the duration must never round to 0. */
+static uint64_t loop_ms(double seconds)
+{
+	return (uint64_t)(seconds * 1000.0 + 0.5);
+}
+
+static void test_options_duration_below_a_millisecond_still_limits(void **state)
+{
+	(void)state;
+	static const char *const tiny[] = { "0.0001", "0.0004999", "0.0005", "0.000999", "1e-9", "1e-400" };
+	for (size_t i = 0; i < sizeof(tiny) / sizeof(tiny[0]); i++) {
+		char *argv[] = { S("psrec"), S("--duration"), S(tiny[i]), S("ls"), NULL };
+		struct po p;
+		parse(&p, ARGC(argv), argv);
+		if (p.rc != 0)
+			fail_msg("--duration %s: %d (%s)", tiny[i], p.rc, p.e.msg);
+		if (loop_ms(p.o.duration) == 0)
+			fail_msg("--duration %s: %g s becomes 0 ms, no limit at all", tiny[i], p.o.duration);
+		assert_true(p.o.duration == OPTIONS_MIN_DURATION);
+		options_free(&p.o);
+	}
+	/* a millisecond and more are kept as given */
+	char *argv[] = { S("psrec"), S("--duration"), S("0.0015"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.duration == 0.0015);
+	options_free(&p.o);
+}
+
+static void expect_duration(const char *arg, double want)
+{
+	char *argv[] = { S("psrec"), S("--duration"), S(arg), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(argv), argv);
+	if (p.rc != 0)
+		fail_msg("--duration %s: %d (%s)", arg, p.rc, p.e.msg);
+	if (p.o.duration != want)
+		fail_msg("--duration %s: %g, expected %g", arg, p.o.duration, want);
+	options_free(&p.o);
+}
+
+static void test_options_duration_takes_only_plain_decimal_numbers(void **state)
+{
+	(void)state;
+	expect_duration("2", 2.0);
+	expect_duration("5.", 5.0);
+	expect_duration("1e3", 1000.0);
+	expect_duration("2.5E-1", 0.25);
+	expect_duration("1e+1", 10.0);
+	/* strtod takes all of these: hex (0x10 = 16 s), infinity, nan */
+	static const char *const bad[] = { "0x10", "0X10", "0x1p3", "infinity", "INF", "nan(1)", "1e", "1e+",
+					   "1.2.3", ".5", "1,5", "0e-400" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { S("psrec"), S("--duration"), S(bad[i]), S("ls"), NULL };
+		expect_usage_error(ARGC(argv), argv, "decimal number of seconds");
+	}
+	char *big[] = { S("psrec"), S("--duration"), S("2e9"), S("ls"), NULL };
+	expect_usage_error(ARGC(big), big, "too long");
+}
+
+static void test_options_count_too_large_for_the_kernel_is_einval(void **state)
+{
+	(void)state;
+	/* bit 63 set, or not a u64 at all */
+	static const char *const big[] = { "18446744073709551615", "18446744073709551616",
+					   "9223372036854775808", "99999999999999999999999" };
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		char *argv[] = { S("psrec"), S("-c"), S(big[i]), S("ls"), NULL };
+		expect_usage_error(ARGC(argv), argv, "too large");
+		expect_usage_error(ARGC(argv), argv, "9223372036854775807");
+	}
+	char *max[] = { S("psrec"), S("-c"), S("9223372036854775807"), S("ls"), NULL };
+	struct po p;
+	parse(&p, ARGC(max), max);
+	assert_int_equal(p.rc, 0);
+	assert_true(p.o.period == (uint64_t)INT64_MAX);
+	options_free(&p.o);
+	static const char *const junk[] = { "-1", "+5", "", "1k", " 5" };
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		char *argv[] = { S("psrec"), S("-c"), S(junk[i]), S("ls"), NULL };
+		expect_usage_error(ARGC(argv), argv, "expected a sample period");
+	}
+}
+
+static void test_options_more_events_than_the_header_holds_is_einval(void **state)
+{
+	(void)state;
+	enum { N = FEATURES_MAX_EVENTS + 1 };
+	char *argv[2 * N + 3];
+	int argc = 0;
+	argv[argc++] = S("psrec");
+	for (int i = 0; i < FEATURES_MAX_EVENTS; i++) {
+		argv[argc++] = S("-e");
+		argv[argc++] = S("cpu-clock");
+	}
+	argv[argc++] = S("ls");
+	argv[argc] = NULL;
+	struct po p;
+	parse(&p, argc, argv);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.events.nr, FEATURES_MAX_EVENTS);
+	options_free(&p.o);
+
+	/* one more, as a separate -e */
+	argv[argc - 1] = S("-e");
+	argv[argc++] = S("cs");
+	argv[argc++] = S("ls");
+	argv[argc] = NULL;
+	expect_usage_error(argc, argv, "too many events (65)");
+
+	/* or inside one list */
+	char list[16 * N];
+	list[0] = '\0';
+	for (int i = 0; i < N; i++)
+		strcat(list, i ? ",cs" : "cs");
+	char *one[] = { S("psrec"), S("-e"), list, S("ls"), NULL };
+	expect_usage_error(ARGC(one), one, "at most 64");
+}
+
 static void test_options_g_and_call_graph_modes(void **state)
 {
 	(void)state;
@@ -867,6 +989,10 @@ int main(void)
 		cmocka_unit_test(test_options_malformed_cpu_list_is_einval),
 		cmocka_unit_test(test_options_duration_takes_fractional_seconds),
 		cmocka_unit_test(test_options_duration_zero_negative_or_not_finite_is_einval),
+		cmocka_unit_test(test_options_duration_below_a_millisecond_still_limits),
+		cmocka_unit_test(test_options_duration_takes_only_plain_decimal_numbers),
+		cmocka_unit_test(test_options_count_too_large_for_the_kernel_is_einval),
+		cmocka_unit_test(test_options_more_events_than_the_header_holds_is_einval),
 		cmocka_unit_test(test_options_g_and_call_graph_modes),
 		cmocka_unit_test(test_options_bad_call_graph_and_max_stack_are_usage_errors),
 	};
