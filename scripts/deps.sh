@@ -4,8 +4,9 @@
 PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev"
 # perf itself (the judge of every file), script(1) for terminal tests,
 # pgrep for the signal tests, hotspot (its hotspot-perfparser is the second
-# judge of every file) and jq (checks perf data convert --to-json).
-PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq"
+# judge of every file), jq (checks perf data convert --to-json) and valgrind
+# (memcheck over -a and recover).
+PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind"
 
 psrec_install_deps() {
 	local missing=""
