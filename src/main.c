@@ -137,6 +137,15 @@ static int cmd_record(int argc, char **argv)
 		options_free(&o);
 		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
+	/* Checked before anything is created: the script exists, so a shell
+	 * calls this "cannot execute" (126), not "not found". */
+	err = path ? target_check_interpreter(o.cmd[0], path, &e) : 0;
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		free(path);
+		options_free(&o);
+		return EXIT_CANNOT_EXEC;
+	}
 
 	/* A closed pipe (-o - | perf report that quit) must be an EPIPE
 	 * error, not a silent death; the command gets SIGPIPE back. */

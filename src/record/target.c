@@ -75,6 +75,33 @@ int target_find_command(const char *name, char **path)
 	return result;
 }
 
+int target_check_interpreter(const char *name, const char *path, struct err *e)
+{
+	/* The kernel reads this much of the file for the "#!" line
+	 * (BINPRM_BUF_SIZE). */
+	char buf[256 + 1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* execve will say what is wrong */
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	char *interp = buf + 2;
+	interp += strspn(interp, " \t");
+	interp[strcspn(interp, " \t\n")] = '\0';
+	if (*interp == '\0')
+		return 0; /* no interpreter at all: execve's ENOEXEC says so */
+	int err = is_executable_file(interp);
+	if (err)
+		return err_set(e, err, "%s: bad interpreter %s: %s", name, interp, strerror(-err));
+	return 0;
+}
+
 static int sys_pidfd_open(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);

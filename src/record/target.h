@@ -35,6 +35,16 @@ struct target_child {
 int target_find_command(const char *name, char **path);
 
 /*
+ * For a script (path starts with "#!"): check its interpreter the way
+ * execve will. execve fails with ENOENT for a missing interpreter, which
+ * would read as "command not found" although the script is there; this
+ * says "bad interpreter" instead, as a shell does (name is the command as
+ * given). 0 for a script whose interpreter is there and for anything that
+ * is not a script; else -errno with the message in *e.
+ */
+int target_check_interpreter(const char *name, const char *path, struct err *e);
+
+/*
  * Fork the child: it restores child_mask as its signal mask, waits for
  * target_exec(), then execs path with argv (environ unchanged). With
  * stdout_to_stderr its standard output goes to psrec's standard error

@@ -621,6 +621,64 @@ static void test_find_command_skips_non_executable_match_for_a_later_executable_
 	free(path);
 }
 
+/* ---- target_check_interpreter --------------------------------------------- */
+
+static void make_script(const char *name, const char *content, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%s/%s", tmpdir, name);
+	th_put_file(out, content);
+	assert_int_equal(chmod(out, 0755), 0);
+}
+
+static void test_check_interpreter_missing_is_a_bad_interpreter_naming_it(void **state)
+{
+	(void)state;
+	char script[128];
+	make_script("bad.sh", "#!/nonexistent/sh\necho hi\n", script, sizeof(script));
+	struct err e = { "" };
+	assert_int_equal(target_check_interpreter("./bad.sh", script, &e), -ENOENT);
+	assert_string_equal(e.msg, "./bad.sh: bad interpreter /nonexistent/sh: No such file or directory");
+
+	/* blanks before it and arguments after it, as the kernel reads them */
+	make_script("bad2.sh", "#! \t/nonexistent/perl -w -x\n", script, sizeof(script));
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(target_check_interpreter("bad2.sh", script, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "bad interpreter /nonexistent/perl:"));
+}
+
+static void test_check_interpreter_not_executable_is_eacces(void **state)
+{
+	(void)state;
+	char script[128];
+	char text[200];
+	snprintf(text, sizeof(text), "#!%s\n", tmpdir); /* a directory */
+	make_script("dir.sh", text, script, sizeof(script));
+	struct err e = { "" };
+	assert_int_equal(target_check_interpreter("dir.sh", script, &e), -EACCES);
+	assert_non_null(strstr(e.msg, "bad interpreter"));
+	assert_non_null(strstr(e.msg, "Permission denied"));
+}
+
+static void test_check_interpreter_accepts_good_scripts_and_non_scripts(void **state)
+{
+	(void)state;
+	char script[128];
+	struct err e = { "" };
+	make_script("good.sh", "#!/bin/sh\nexit 0\n", script, sizeof(script));
+	assert_int_equal(target_check_interpreter("good.sh", script, &e), 0);
+	make_script("env.sh", "#!/usr/bin/env sh\n", script, sizeof(script));
+	assert_int_equal(target_check_interpreter("env.sh", script, &e), 0);
+	/* "#!" alone is execve's ENOEXEC to report, not ours */
+	make_script("empty.sh", "#!\n", script, sizeof(script));
+	assert_int_equal(target_check_interpreter("empty.sh", script, &e), 0);
+	make_script("plain", "echo no hash-bang\n", script, sizeof(script));
+	assert_int_equal(target_check_interpreter("plain", script, &e), 0);
+	make_script("tiny", "#", script, sizeof(script));
+	assert_int_equal(target_check_interpreter("tiny", script, &e), 0);
+	assert_int_equal(target_check_interpreter("sh", "/bin/sh", &e), 0);
+	assert_false(err_is_set(&e));
+}
+
 /* ---- target_exit_code ---------------------------------------------------- */
 
 static int status_of_child(int how)
@@ -757,6 +815,9 @@ int main(void)
 		PATHENV(test_find_command_non_executable_file_is_eacces),
 		PATHENV(test_find_command_directory_is_eacces),
 		PATHENV(test_find_command_skips_non_executable_match_for_a_later_executable_one),
+		PATHENV(test_check_interpreter_missing_is_a_bad_interpreter_naming_it),
+		PATHENV(test_check_interpreter_not_executable_is_eacces),
+		PATHENV(test_check_interpreter_accepts_good_scripts_and_non_scripts),
 		cmocka_unit_test(test_terminate_sends_sigterm_and_reaps),
 		cmocka_unit_test(test_terminate_times_out_then_a_stop_signal_kills),
 		cmocka_unit_test(test_terminate_of_a_reaped_child_does_nothing),
