@@ -100,7 +100,9 @@ static void print_summary(const struct record_opts *o, const struct record_resul
 		if (st->bad_spans)
 			fprintf(stderr, "psrec: %" PRIu64 " ring spans had malformed record headers\n", st->bad_spans);
 	}
-	if (r->features_failed)
+	/* After a write error this is no news: that message said the file
+	 * is valid. */
+	if (r->features_failed && r->stats.end_reason != LOOP_END_WRITE_ERROR)
 		fprintf(stderr, "psrec: warning: header features (hostname, event names...) could not be written; %s is still readable\n",
 			o->output);
 }
@@ -150,6 +152,9 @@ static int cmd_record(int argc, char **argv)
 	/* A closed pipe (-o - | perf report that quit) must be an EPIPE
 	 * error, not a silent death; the command gets SIGPIPE back. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Likewise a file-size limit (ulimit -f): EFBIG takes the write-error
+	 * path, which keeps the file valid and ends the command. */
+	signal(SIGXFSZ, SIG_IGN);
 	struct ui ui = { o.verbose, o.quiet, false };
 	bool live = !o.quiet && isatty(STDERR_FILENO);
 	struct record_hooks hooks = { on_notice, live ? on_status : NULL, &ui };

@@ -124,6 +124,7 @@ static void child_run(int go, int ex, const char *path, char *const argv[], cons
 		_exit(126);
 	/* Ignored signals stay ignored across exec: give the command defaults. */
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	do
 		n = read(go, &byte, 1);

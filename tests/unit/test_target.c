@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -679,6 +680,42 @@ static void test_check_interpreter_accepts_good_scripts_and_non_scripts(void **s
 	assert_false(err_is_set(&e));
 }
 
+/* ---- target_fork: what the command inherits --------------------------------- */
+
+/*
+ * psrec ignores SIGPIPE and SIGXFSZ for itself; ignored dispositions
+ * survive exec, so the command must get the defaults back: under
+ * ulimit -f it dies of SIGXFSZ as it would without psrec.
+ */
+static void test_fork_gives_the_command_the_default_sigxfsz(void **state)
+{
+	(void)state;
+	struct rlimit no_core = { 0, 0 };
+	assert_int_equal(setrlimit(RLIMIT_CORE, &no_core), 0);
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+	static const char *const scripts[] = { "kill -XFSZ $$; exit 3", "kill -PIPE $$; exit 3" };
+	static const int sigs[] = { SIGXFSZ, SIGPIPE };
+	for (size_t i = 0; i < 2; i++) {
+		char *argv[] = { (char *)"sh", (char *)"-c", (char *)scripts[i], NULL };
+		sigset_t mask;
+		sigemptyset(&mask);
+		struct target_child c;
+		struct err e = { "" };
+		assert_int_equal(target_fork(&c, "/bin/sh", argv, &mask, false, &e), 0);
+		assert_int_equal(target_exec(&c), 0);
+		struct pollfd p = { c.pidfd, POLLIN, 0 };
+		assert_int_equal(poll(&p, 1, 10000), 1);
+		assert_int_equal(target_reap(&c), 0);
+		if (!WIFSIGNALED(c.status) || WTERMSIG(c.status) != sigs[i])
+			fail_msg("sh -c '%s' under psrec: wait status %#x, expected death by signal %d (inherited SIG_IGN?)",
+				 scripts[i], c.status, sigs[i]);
+		target_close(&c);
+	}
+	signal(SIGXFSZ, old_xfsz);
+	signal(SIGPIPE, old_pipe);
+}
+
 /* ---- target_exit_code ---------------------------------------------------- */
 
 static int status_of_child(int how)
@@ -818,6 +855,7 @@ int main(void)
 		PATHENV(test_check_interpreter_missing_is_a_bad_interpreter_naming_it),
 		PATHENV(test_check_interpreter_not_executable_is_eacces),
 		PATHENV(test_check_interpreter_accepts_good_scripts_and_non_scripts),
+		cmocka_unit_test(test_fork_gives_the_command_the_default_sigxfsz),
 		cmocka_unit_test(test_terminate_sends_sigterm_and_reaps),
 		cmocka_unit_test(test_terminate_times_out_then_a_stop_signal_kills),
 		cmocka_unit_test(test_terminate_of_a_reaped_child_does_nothing),
