@@ -1,0 +1,103 @@
+/*
+ * fuzz_reader.c - the perf.data reader and the sample parser on arbitrary
+ * bytes (see fuzz.h).
+ *
+ * The input is read from libFuzzer's own buffer, which is exactly size
+ * bytes long, so ASan sees a read one byte past the end. Every byte the
+ * reader hands out (records, callchains, feature payloads) is touched, so
+ * a pointer it returns that lies outside the input is caught here rather
+ * than in some later caller.
+ */
+#include "fuzz.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/reader.h"
+#include "format/sample.h"
+
+/* Read every byte; the sum goes to a volatile so nothing is optimized out. */
+static volatile uint8_t sink;
+
+static void touch(const uint8_t *p, size_t n)
+{
+	uint8_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s ^= p[i];
+	sink = s;
+}
+
+static void parse_record(const struct reader *r, const struct reader_record *rec)
+{
+	touch(rec->data, rec->size);
+	const struct reader_attr *a = reader_record_attr(r, rec);
+	if (!a)
+		return;
+	uint64_t st = a->attr.sample_type;
+	struct sample s;
+	if (rec->type == PD_RECORD_SAMPLE) {
+		if (sample_parse(st, rec->data, rec->size, &s) == 0 && s.nr_callchain)
+			touch(s.callchain, s.nr_callchain * 8);
+		(void)sample_time_offset(st);
+	} else {
+		(void)sample_parse_id_trailer(st, rec->data, rec->size, &s);
+	}
+}
+
+/* Two passes: the second, after reader_rewind(), must see what the first
+ * did (rewinding resets the decompression state). */
+static void read_all(struct reader *r)
+{
+	struct reader_record rec;
+	struct err e = { "" };
+	uint64_t first = 0, second = 0;
+	int k;
+	while ((k = reader_next(r, &rec, &e)) == 1) {
+		parse_record(r, &rec);
+		first++;
+	}
+	int first_k = k;
+	reader_rewind(r);
+	while ((k = reader_next(r, &rec, &e)) == 1)
+		second++;
+	if (k != first_k || first != second)
+		abort();
+}
+
+static void read_features(const struct reader *r)
+{
+	struct err e = { "" };
+	for (unsigned f = 0; f < PD_FEAT_BITS; f++) {
+		const uint8_t *p;
+		size_t len;
+		if (reader_feature(r, f, &p, &len, &e) != 0)
+			continue;
+		touch(p, len);
+		/* Most features are strings or start with one. */
+		const char *s;
+		size_t slen, used;
+		if (reader_string(p, len, &s, &slen, &used) == 0)
+			touch((const uint8_t *)s, slen);
+	}
+}
+
+int fuzz_reader_one(const uint8_t *data, size_t size)
+{
+	struct reader r;
+	struct err e = { "" };
+	if (reader_open_mem(&r, data, size, &e) != 0)
+		return 0;
+	for (size_t i = 0; i < r.nr_attrs; i++)
+		touch((const uint8_t *)r.attrs[i].ids, r.attrs[i].nr_ids * 8);
+	read_features(&r);
+	read_all(&r);
+	reader_close(&r);
+	return 0;
+}
+
+#ifdef PSREC_LIBFUZZER
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_reader_one(data, size);
+}
+#endif
