@@ -7,6 +7,8 @@ PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-
 # judge of every file), jq (checks perf data convert --to-json) and valgrind
 # (memcheck over -a and recover).
 PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind"
+# clang and libFuzzer for the fuzz targets (scripts/fuzz.sh).
+PSREC_FUZZ_DEPS="clang libclang-rt-14-dev"
 
 psrec_install_deps() {
 	local missing=""

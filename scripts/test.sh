@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-psrec_install_deps $PSREC_BUILD_DEPS $PSREC_TEST_DEPS
+psrec_install_deps $PSREC_BUILD_DEPS $PSREC_TEST_DEPS $PSREC_FUZZ_DEPS
 
 setup() { # setup DIR OPTIONS...
 	local dir=$1
@@ -26,4 +26,6 @@ setup build-asan -Dwerror=true -Dtests=enabled -Db_sanitize=address,undefined -D
 ninja -C build-asan
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	meson test -C build-asan --print-errorlogs
+# Each libFuzzer target for 60 s from its seed corpus (clang, build-fuzz).
+scripts/fuzz.sh all 60
 echo "psrec: all tests passed"
