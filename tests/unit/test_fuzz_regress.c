@@ -1,0 +1,89 @@
+/*
+ * test_fuzz_regress.c - replay the fuzz targets' seed corpus
+ * (tests/fuzz/corpus/<target>/) and every input the fuzzer once broke
+ * psrec with (tests/fuzz/regress/<target>/) through the targets' own
+ * bodies (tests/fuzz/fuzz_*.c), so the normal build keeps checking them
+ * without clang or libFuzzer. A body aborts on a broken invariant; under
+ * build-asan this also catches the memory errors the fuzzer saw.
+ */
+#include "test_helpers.h"
+
+#include <dirent.h>
+
+#include "fuzz.h"
+
+#ifndef FUZZ_DIR
+#error "FUZZ_DIR: the tests/fuzz directory, set by meson"
+#endif
+
+/* Each file is copied into a buffer of exactly its size, as libFuzzer
+ * gives it, so ASan sees a read past the end. */
+static size_t replay_dir(const char *dir, int (*one)(const uint8_t *, size_t))
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0; /* no regression inputs for this target (yet) */
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		FILE *f = fopen(path, "rb");
+		assert_non_null(f);
+		assert_int_equal(fseek(f, 0, SEEK_END), 0);
+		long len = ftell(f);
+		assert_true(len >= 0);
+		rewind(f);
+		uint8_t *buf = malloc(len ? (size_t)len : 1);
+		assert_non_null(buf);
+		assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		/* Named before the run: an abort leaves it as the last line. */
+		print_message("replay %s\n", path);
+		assert_int_equal(one(buf, (size_t)len), 0);
+		free(buf);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void replay(const char *target, int (*one)(const uint8_t *, size_t))
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/corpus/%s", FUZZ_DIR, target);
+	size_t seeds = replay_dir(dir, one);
+	assert_true(seeds > 0); /* the corpus is committed: it must be there */
+	snprintf(dir, sizeof(dir), "%s/regress/%s", FUZZ_DIR, target);
+	replay_dir(dir, one);
+}
+
+static void test_reader(void **state)
+{
+	(void)state;
+	replay("reader", fuzz_reader_one);
+}
+
+static void test_recover(void **state)
+{
+	(void)state;
+	replay("recover", fuzz_recover_one);
+}
+
+static void test_options(void **state)
+{
+	(void)state;
+	replay("options", fuzz_options_one);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_recover),
+		cmocka_unit_test(test_options),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
