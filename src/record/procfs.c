@@ -228,8 +228,14 @@ int procfs_parse_map_line(const char *line, struct procfs_map *m)
 int procfs_for_each_map(const char *root, pid_t pid,
 			int (*fn)(void *ctx, const struct procfs_map *m), void *ctx)
 {
+	return procfs_for_each_task_map(root, pid, pid, fn, ctx);
+}
+
+int procfs_for_each_task_map(const char *root, pid_t pid, pid_t tid,
+			     int (*fn)(void *ctx, const struct procfs_map *m), void *ctx)
+{
 	char path[128];
-	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, (int)pid, (int)pid);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, (int)pid, (int)tid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return gone(errno);

@@ -62,4 +62,10 @@ int procfs_parse_map_line(const char *line, struct procfs_map *m);
 int procfs_for_each_map(const char *root, pid_t pid,
 			int (*fn)(void *ctx, const struct procfs_map *m), void *ctx);
 
+/* The same through thread tid of process pid (/proc/PID/task/TID/maps):
+ * every thread shares the process's mappings, and a leader that has exited
+ * while other threads run shows none. -ESRCH when the thread is gone. */
+int procfs_for_each_task_map(const char *root, pid_t pid, pid_t tid,
+			     int (*fn)(void *ctx, const struct procfs_map *m), void *ctx);
+
 #endif

@@ -228,6 +228,12 @@ int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids,
 	if (!err && !leader.kthread) {
 		size_t before_maps = b->len;
 		err = procfs_for_each_map(root, pid, map_cb, &mc);
+		/* A leader that called pthread_exit is a zombie with no mm while
+		 * the other threads run: their maps are the process's. */
+		bool leader_gone = leader.state == 'Z' || leader.state == 'X';
+		for (size_t i = 0; leader_gone && (!err || err == -ESRCH) && mc.maps == 0 && i < n; i++)
+			if (tids[i] != pid)
+				err = procfs_for_each_task_map(root, pid, tids[i], map_cb, &mc);
 		/* Maps hidden from us (a sandbox's init, say) or unreadable:
 		 * keep the thread names, the samples show as unresolved. */
 		if (err && err != -ESRCH && err != -ENOMEM && err != -E2BIG) {

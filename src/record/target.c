@@ -323,6 +323,24 @@ static int add_tid(struct target_proc *p, pid_t tid)
 	return 0;
 }
 
+/* A process whose leader called pthread_exit shows the leader as a
+ * zombie while its other threads run on. */
+static bool has_live_thread(pid_t pid)
+{
+	pid_t *list;
+	size_t n;
+	if (procfs_threads("/proc", pid, &list, &n))
+		return false;
+	bool live = false;
+	for (size_t i = 0; i < n && !live; i++) {
+		struct procfs_status ts;
+		live = list[i] != pid && procfs_status("/proc", pid, list[i], &ts) == 0 &&
+		       ts.state != 'Z' && ts.state != 'X';
+	}
+	free(list);
+	return live;
+}
+
 /* Check one -p pid or -t tid; *st gets its status. */
 static int check_task(pid_t id, bool is_tid, bool kernel_allowed, struct procfs_status *st, struct err *e)
 {
@@ -335,7 +353,7 @@ static int check_task(pid_t id, bool is_tid, bool kernel_allowed, struct procfs_
 	if (!is_tid && st->tgid != id)
 		return err_set(e, -EINVAL, "%d is a thread of process %d: use -p %d for the process, or -t %d for just that thread",
 			       (int)id, (int)st->tgid, (int)st->tgid, (int)id);
-	if (st->state == 'Z' || st->state == 'X')
+	if ((st->state == 'Z' || st->state == 'X') && (is_tid || !has_live_thread(id)))
 		return err_set(e, -ESRCH, "%s %d (%s) is a zombie: it has exited and waits to be reaped; there is nothing to record",
 			       what, (int)id, st->name);
 	if (st->kthread && !kernel_allowed)

@@ -80,8 +80,9 @@ void target_close(struct target_child *c);
  * Attaching to running processes (-p), threads (-t) or everything (-a).
  * Processes are checked before anything is opened: one that does not
  * exist, a zombie, a thread id given to -p, or a kernel thread while
- * kernel samples are not allowed is an error naming it. Nothing is stopped
- * or traced.
+ * kernel samples are not allowed is an error naming it. A -p process whose
+ * leader alone has exited (pthread_exit) is no zombie: its live threads are
+ * the target. Nothing is stopped or traced.
  */
 struct target_proc {
 	pid_t pid;

@@ -625,6 +625,54 @@ static void test_synth_process_with_tids_describes_only_those_threads(void **sta
 	buf_free(&b2);
 }
 
+/*
+ * A leader that called pthread_exit: a zombie whose maps file is empty,
+ * as the kernel shows it, while a worker runs on. The worker's maps are
+ * the process's; without them none of its samples would resolve.
+ */
+static void test_synth_process_zombie_leader_takes_the_maps_of_a_live_thread(void **state)
+{
+	(void)state;
+	th_fake_thread_ex(th_root, PID, PID, "spin", "spin", PPID, 1000, 'Z', 0);
+	th_fake_maps(th_root, PID, "");
+	th_fake_thread(th_root, PID, PID + 1, "worker-1", PPID, 0);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%d/task/%d/maps", th_root, PID, PID + 1);
+	th_put_file(path, maps4);
+
+	for (int with_tids = 0; with_tids < 2; with_tids++) {
+		struct buf b = BUF_INIT;
+		struct synth_counts cnt;
+		memset(&cnt, 0, sizeof(cnt));
+		const pid_t tids[] = { PID, PID + 1 };
+		assert_int_equal(synth_process(&b, th_root, PID, with_tids ? tids : NULL, with_tids ? 2 : 0,
+					       false, TR, &cnt), 0);
+		struct rec r[MAX_RECS];
+		assert_int_equal(walk(&b, 0, r), 4);
+		check_only_comm_and_mmap2(r, 4);
+		check_spin_leader(r);
+		check_mmap2(&r[1], PID, &spin_text, TR);  /* the process's pid, as ever */
+		check_mmap2(&r[2], PID, &libc_text, TR);
+		check_comm_rec(&r[3], PID, PID + 1, "worker-1");
+		assert_int_equal(cnt.processes, 1);
+		assert_int_equal(cnt.maps, 2);
+		assert_int_equal(cnt.vanished, 0);
+		assert_int_equal(cnt.unreadable, 0);
+		buf_free(&b);
+	}
+
+	/* a live leader's empty maps stay empty: no other thread is asked */
+	th_fake_thread(th_root, PID, PID, "spin", PPID, 0);
+	struct buf b = BUF_INIT;
+	struct synth_counts cnt;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
+	struct rec r[MAX_RECS];
+	assert_int_equal(walk(&b, 0, r), 2);
+	assert_int_equal(cnt.maps, 0);
+	buf_free(&b);
+}
+
 static void test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps(void **state)
 {
 	(void)state;
@@ -876,6 +924,7 @@ int main(void)
 		TH_FAKE(test_synth_process_emits_leader_comm_maps_then_thread_comms_and_no_fork),
 		TH_FAKE(test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymous_ones),
 		TH_FAKE(test_synth_process_with_tids_describes_only_those_threads),
+		TH_FAKE(test_synth_process_zombie_leader_takes_the_maps_of_a_live_thread),
 		TH_FAKE(test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps),
 		TH_FAKE(test_synth_process_counts_accumulate_over_processes),
 		TH_FAKE(test_synth_process_vanished_process_appends_nothing_and_counts_vanished),

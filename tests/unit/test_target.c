@@ -326,6 +326,81 @@ static void test_attach_zombie_is_refused_as_zombie(void **state)
 	target_attach_free(&t);
 }
 
+/* The child of spawn_zombie_leader: one thread that waits forever, then
+ * the main thread exits alone. */
+static void zombie_leader_main(int tid_w)
+{
+	pthread_t th;
+	if (pthread_create(&th, NULL, kid_thread, (void *)(intptr_t)tid_w) != 0)
+		_exit(6);
+	pthread_exit(NULL);
+}
+
+/* A process whose leader has exited (a zombie in /proc) while its second
+ * thread lives on; killed and reaped at teardown like the other kids. */
+static struct kid *spawn_zombie_leader(void)
+{
+	assert_true(nr_kids < MAX_KIDS);
+	int tid[2];
+	assert_int_equal(pipe2(tid, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(tid[0]);
+		zombie_leader_main(tid[1]);
+	}
+	close(tid[1]);
+	struct kid *k = &kids[nr_kids++];
+	memset(k, 0, sizeof(*k));
+	k->pid = pid;
+	k->cmd_w = -1;
+	k->tid_r = tid[0];
+	k->tids[k->nr_tids++] = pid;
+	read_tid(k);
+	for (int i = 0; i < 1000; i++) {
+		struct procfs_status st;
+		if (procfs_status("/proc", pid, pid, &st) == 0 && st.state == 'Z')
+			return k;
+		usleep(10000);
+	}
+	fail_msg("the leader of %d did not exit within 10 s", (int)pid);
+	return NULL;
+}
+
+static void test_attach_pid_whose_leader_exited_resolves_its_live_threads(void **state)
+{
+	(void)state;
+	struct kid *k = spawn_zombie_leader();
+	struct target_attach t;
+	struct err e = { "" };
+	int rc = target_attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e);
+	if (rc != 0)
+		fail_msg("-p %d (leader exited, one thread running): %d (%s)", (int)k->pid, rc, e.msg);
+	assert_int_equal(t.nr_procs, 1);
+	assert_int_equal(t.procs[0].pid, k->pid);
+	assert_true(t.procs[0].whole);
+	assert_true(t.procs[0].pidfd >= 0);
+	bool found = false;
+	for (size_t i = 0; i < t.procs[0].nr_tids; i++)
+		found |= t.procs[0].tids[i] == k->tids[1];
+	assert_true(found);
+	/* the process is alive: its pidfd is not readable */
+	struct pollfd p = { t.procs[0].pidfd, POLLIN, 0 };
+	assert_int_equal(poll(&p, 1, 0), 0);
+	target_attach_free(&t);
+
+	/* the leader thread itself is a zombie: nothing to record with -t */
+	memset(&e, 0, sizeof(e));
+	rc = target_attach_resolve(&t, NULL, 0, &k->pid, 1, false, true, &e);
+	assert_true(rc < 0);
+	assert_non_null(strstr(e.msg, "zombie"));
+	target_attach_free(&t);
+	/* its live thread is fine */
+	rc = target_attach_resolve(&t, NULL, 0, &k->tids[1], 1, false, true, &e);
+	assert_int_equal(rc, 0);
+	target_attach_free(&t);
+}
+
 static void test_attach_tid_resolves_a_partial_process_with_just_that_thread(void **state)
 {
 	(void)state;
@@ -839,6 +914,7 @@ int main(void)
 		KIDS(test_attach_nonexistent_pid_says_it_does_not_exist),
 		KIDS(test_attach_pid_of_a_non_leader_thread_names_its_process),
 		KIDS(test_attach_zombie_is_refused_as_zombie),
+		KIDS(test_attach_pid_whose_leader_exited_resolves_its_live_threads),
 		KIDS(test_attach_tid_resolves_a_partial_process_with_just_that_thread),
 		KIDS(test_attach_repeated_pid_and_tid_of_same_process_do_not_duplicate_threads),
 		KIDS(test_attach_two_processes_threads_are_concatenated),
