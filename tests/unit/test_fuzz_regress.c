@@ -11,6 +11,7 @@
 #include <dirent.h>
 
 #include "fuzz.h"
+#include "format/reader.h"
 
 #ifndef FUZZ_DIR
 #error "FUZZ_DIR: the tests/fuzz directory, set by meson"
@@ -78,10 +79,33 @@ static void test_options(void **state)
 	replay("options", fuzz_options_one);
 }
 
+/*
+ * Found by fuzz_reader: an 8 KB file whose COMPRESSED feature claims
+ * mmap_len 4 GiB (capped to 1 GiB) had the reader allocate, and copy on
+ * every COMPRESSED record, a 1 GiB buffer: 13 s and 1.2 GB per input. The
+ * buffer must only grow as far as the records decompress.
+ */
+static void test_reader_huge_mmap_len_costs_only_the_output(void **state)
+{
+	(void)state;
+	struct reader r;
+	struct err e = { "" };
+	assert_int_equal(reader_open_file(&r, FUZZ_DIR "/regress/reader/huge-mmap_len-realloc", &e), 0);
+	assert_true(r.mmap_len == 1u << 30);
+	struct reader_record rec;
+	int k;
+	while ((k = reader_next(&r, &rec, &e)) == 1)
+		;
+	assert_true(r.nr_compressed > 0);
+	assert_true(r.dcap <= 1u << 20);
+	reader_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_reader_huge_mmap_len_costs_only_the_output),
 		cmocka_unit_test(test_recover),
 		cmocka_unit_test(test_options),
 	};
