@@ -21,7 +21,9 @@ int sysfile_read_s64(const char *path, int64_t *out);
 
 /*
  * Parse a CPU list such as "0-3,6" into a sorted, duplicate-free array of
- * CPU numbers (caller frees *cpus). -EINVAL on malformed input.
+ * CPU numbers (caller frees *cpus). -EINVAL on malformed input, on a CPU
+ * above 1048576, or on ranges that overlap so much they would expand to
+ * more than 2097154 entries before duplicates are dropped.
  */
 int cpulist_parse(const char *s, int **cpus, int *n);
 

@@ -59,6 +59,22 @@ static void test_cpulist_parse_sorts_and_drops_duplicates(void **state)
 	expect_cpus("5,3,1-3,2,1", w, 4);
 }
 
+/* Found with fuzz_options: overlapping ranges expanded to hundreds of
+ * millions of entries before the duplicates went (12 s for 1 KB). Twice
+ * the whole range is still accepted; a third copy is refused at once. */
+static void test_cpulist_parse_refuses_lists_expanding_past_twice_the_range(void **state)
+{
+	(void)state;
+	int *cpus = NULL;
+	int n = 0;
+	assert_int_equal(cpulist_parse("0-1048576,0-1048576", &cpus, &n), 0);
+	assert_int_equal(n, 1048577);
+	assert_int_equal(cpus[n - 1], 1048576);
+	free(cpus);
+	expect_bad_cpulist("0-1048576,0-1048576,0");
+	expect_bad_cpulist("0-1048576,0-1048576,0-1048576,0-1048576,0-1048576");
+}
+
 static void test_cpulist_parse_single_element_range(void **state)
 {
 	(void)state;
@@ -175,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_cpulist_parse_range_and_list),
 		cmocka_unit_test(test_cpulist_parse_accepts_trailing_newline_as_sysfs_prints_it),
 		cmocka_unit_test(test_cpulist_parse_sorts_and_drops_duplicates),
+		cmocka_unit_test(test_cpulist_parse_refuses_lists_expanding_past_twice_the_range),
 		cmocka_unit_test(test_cpulist_parse_single_element_range),
 		cmocka_unit_test(test_cpulist_parse_rejects_malformed_lists),
 		cmocka_unit_test(test_sysfile_read_str_strips_trailing_newline),
