@@ -16,7 +16,7 @@ if [ ! -x "$B/psrec" ] || [ ! -x "$B/tests/spin" ]; then
 	ninja -C "$B" >/dev/null
 fi
 PSREC=$B/psrec
-SPIN="$B/tests/spin 0.1 1"
+SPIN=("$B/tests/spin" 0.1 1)
 TMP=$(mktemp -d /tmp/psrec-seeds-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -28,19 +28,16 @@ mkdir -p "$OUT/reader" "$OUT/recover" "$OUT/options"
 record() {
 	local name=$1 who=$2
 	shift 2
-	local args=(-F 200 -e cpu-clock "$@")
+	local args=(-F 200 -e cpu-clock "$@") out=(-o "$TMP/$name") stdout=/dev/null
+	# -o - among the arguments: the stream is standard output.
+	if [[ " $* " == *" -o - "* ]]; then
+		out=()
+		stdout=$TMP/$name
+	fi
 	if [ "$who" = psrec ]; then
-		if [ "${args[*]}" != "${args[*]/-o -/}" ]; then
-			"$PSREC" -q "${args[@]}" -- $SPIN >"$TMP/$name"
-		else
-			"$PSREC" -q "${args[@]}" -o "$TMP/$name" -- $SPIN
-		fi
+		"$PSREC" -q "${args[@]}" "${out[@]}" -- "${SPIN[@]}" >"$stdout"
 	else
-		if [ "${args[*]}" != "${args[*]/-o -/}" ]; then
-			perf record -q "${args[@]}" -- $SPIN >"$TMP/$name" 2>/dev/null
-		else
-			perf record -q "${args[@]}" -o "$TMP/$name" -- $SPIN 2>/dev/null
-		fi
+		perf record -q "${args[@]}" "${out[@]}" -- "${SPIN[@]}" >"$stdout" 2>/dev/null
 	fi
 }
 
@@ -59,16 +56,16 @@ record perf-2ev perf -e page-faults
 
 # What a killed recorder leaves: data.size 0 (offset 48) and the file cut
 # inside the data, so the last record is incomplete and any feature table
-# is gone. cut NAME BYTES.
+# is gone. cut_seed NAME BYTES SUFFIX.
 cut_seed() {
-	local src=$1 keep=$2 dst=$1-killed-$2
+	local src=$1 keep=$2 dst=$1-killed-$3
 	head -c "$keep" "$TMP/$src" >"$TMP/$dst"
 	dd if=/dev/zero of="$TMP/$dst" bs=1 seek=48 count=8 conv=notrunc status=none
 }
 for f in psrec-plain perf-plain psrec-z perf-z psrec-dwarf; do
 	size=$(stat -c %s "$TMP/$f")
-	cut_seed $f $((size / 2))
-	cut_seed $f $((size * 3 / 4 + 3))
+	cut_seed $f $((size / 2)) half
+	cut_seed $f $((size * 3 / 4 + 3)) 3q
 done
 # data.size 0, nothing cut (killed between the last record and the table).
 cp "$TMP/perf-g" "$TMP/perf-g-nosize"
