@@ -1,9 +1,23 @@
 /*
- * output.h - the output file's life: created under a temporary name before
- * any event is opened (so an unwritable path fails first and a failed start
- * leaves nothing behind), moved into place once recording really starts
- * (an existing file becomes FILE.old, like perf record), removed if the
- * start fails. Mode 0600; owned by the invoking user under sudo.
+ * output.h - the output file's life.
+ *
+ * A regular file (or a new name) is created as an unnamed O_TMPFILE in
+ * the target directory before any event is opened, so an unwritable path
+ * fails first, and a failed or killed start leaves nothing behind; where
+ * the filesystem has no O_TMPFILE, a randomly named ".psrec-XXXXXX" in the
+ * same directory stands in (never derived from the output's name, so a
+ * long name cannot overflow NAME_MAX and nobody can pre-create it). The
+ * file gets its name once recording really starts (output_commit): an
+ * existing non-empty file becomes FILE.old, like perf record. Until the
+ * start is certain (output_started) the previous FILE.old is only moved
+ * aside, so output_abort can put both back.
+ *
+ * Anything else that exists at the path is written in place and never
+ * replaced: a device (/dev/null), a FIFO, a socket, or a /proc/PID/fd link
+ * such as /dev/stdout. Such an output may not be seekable (a FIFO, a
+ * pipe): then o->seekable is false and the caller writes the pipe format.
+ *
+ * Mode 0600; owned by the invoking user under sudo.
  */
 #ifndef PSREC_RECORD_OUTPUT_H
 #define PSREC_RECORD_OUTPUT_H
@@ -14,23 +28,31 @@
 
 struct output {
 	const char *path;       /* final name */
-	char *tmp_path;         /* name while starting */
 	int fd;
+	bool direct;            /* written in place (see above) */
+	bool seekable;
+	char *dir;              /* the directory of path */
+	char *tmp_path;         /* named stand-in, without O_TMPFILE */
 	bool committed;
 	bool renamed_old;       /* an existing file was moved to FILE.old */
+	char *aside;            /* the previous FILE.old, until the start is certain */
+	int aside_fd;           /* holds its data, so unlinking it is quick */
 };
 
-/* Create the temporary file next to path. */
+/* Create the file (see above). */
 int output_create(struct output *o, const char *path, struct err *e);
 
-/* Move the file into place (existing non-empty path -> path.old). */
+/* Give the file its name (existing non-empty path -> path.old). */
 int output_commit(struct output *o, struct err *e);
 
+/* The recording has started: the previous FILE.old can go. */
+void output_started(struct output *o);
+
 /* Undo a commit when the recording fails before it really started: remove
- * the file and give FILE.old its name back. */
+ * the file and give FILE and FILE.old their contents back. */
 void output_abort(struct output *o);
 
-/* Remove the file if it was never committed; close the fd. */
+/* Remove the file if it was never committed; close the fds. */
 void output_close(struct output *o);
 
 #endif
