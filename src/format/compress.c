@@ -10,6 +10,11 @@
 #include <zstd.h>
 
 #include "psrec/perf_data.h"
+#include "util/iov.h"
+
+/* Room a chunk may need beyond its input: record header, frame header,
+ * block headers. */
+#define CHUNK_OVERHEAD 128
 
 int compress_init(struct compressor *c, int level, size_t max_span)
 {
@@ -21,17 +26,83 @@ int compress_init(struct compressor *c, int level, size_t max_span)
 		compress_free(c);
 		return -EINVAL;
 	}
-	/* Worst case: incompressible data, plus a header per record. */
-	size_t bound = ZSTD_compressBound(max_span);
-	size_t records = bound / COMPRESS_MAX_PAYLOAD + 2;
-	c->out_cap = bound + records * sizeof(struct pd_event_header) + 64;
+	/* Two neighbouring chunks hold more than COMPRESS_CHUNK_MAX bytes
+	 * (one closes only when the next record does not fit it). */
+	c->max_chunks = 2 * (max_span / COMPRESS_CHUNK_MAX) + 3;
+	c->out_cap = max_span + c->max_chunks * CHUNK_OVERHEAD;
 	c->out = malloc(c->out_cap);
-	if (!c->out) {
+	c->chunk = calloc(c->max_chunks, sizeof(*c->chunk));
+	if (!c->out || !c->chunk) {
 		compress_free(c);
 		return -ENOMEM;
 	}
 	c->max_span = max_span;
 	c->level = level;
+	return 0;
+}
+
+/*
+ * Where the chunk starting at pos ends, and whether it goes out raw:
+ * whole records up to COMPRESS_CHUNK_MAX bytes, or one bigger record on
+ * its own. *blind is set for good once the framing breaks.
+ */
+static size_t chunk_end(const struct iovec *iov, int n, size_t total, size_t pos, bool *blind, bool *raw)
+{
+	*raw = false;
+	size_t end = pos;
+	while (!*blind && end < total) {
+		struct pd_event_header h = { 0, 0, 0 };
+		if (total - end < sizeof(h)) {
+			*blind = true;
+			break;
+		}
+		iov_copy(iov, n, end, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > total - end) {
+			*blind = true;
+			break;
+		}
+		if (end - pos + h.size > COMPRESS_CHUNK_MAX) {
+			if (end == pos) {
+				*raw = true;
+				end += h.size;
+			}
+			return end;
+		}
+		end += h.size;
+	}
+	if (*blind && end == pos)
+		end = total - pos < COMPRESS_CHUNK_MAX ? total : pos + COMPRESS_CHUNK_MAX;
+	return end;
+}
+
+/* Feed [pos, end) and flush it into one COMPRESSED record at c->out + at. */
+static int compress_chunk(struct compressor *c, const struct iovec *iov, int n, size_t pos, size_t end,
+			  size_t at, size_t *rec_len)
+{
+	struct iovec piece[2];
+	int k = iov_slice(iov, n, pos, end - pos, piece, 2);
+	if (k < 0)
+		return -EINVAL;
+	size_t room = c->out_cap - at - sizeof(struct pd_event_header);
+	ZSTD_outBuffer out = { c->out + at + sizeof(struct pd_event_header),
+			       room < COMPRESS_MAX_PAYLOAD ? room : COMPRESS_MAX_PAYLOAD, 0 };
+	for (int i = 0; i < k; i++) {
+		ZSTD_inBuffer in = { piece[i].iov_base, piece[i].iov_len, 0 };
+		ZSTD_EndDirective mode = i == k - 1 ? ZSTD_e_flush : ZSTD_e_continue;
+		for (;;) {
+			size_t r = ZSTD_compressStream2(c->cctx, &out, &in, mode);
+			if (ZSTD_isError(r))
+				return -EIO;
+			if (mode == ZSTD_e_flush ? r == 0 : in.pos == in.size)
+				break;
+			/* The bound in compress.h makes this unreachable. */
+			if (out.pos == out.size)
+				return -EIO;
+		}
+	}
+	struct pd_event_header h = { PD_RECORD_COMPRESSED, 0, (uint16_t)(sizeof(h) + out.pos) };
+	memcpy(c->out + at, &h, sizeof(h));
+	*rec_len = sizeof(h) + out.pos;
 	return 0;
 }
 
@@ -41,51 +112,43 @@ int compress_span(struct compressor *c, const struct iovec *iov, int n, size_t *
 	for (int i = 0; i < n; i++)
 		total += iov[i].iov_len;
 	*len = 0;
+	c->nr_chunks = 0;
 	if (total > c->max_span)
 		return -EINVAL;
 
-	size_t pos = 0;         /* end of finished records in c->out */
-	size_t rec = 0;         /* start of the record being filled */
-	ZSTD_outBuffer out = { NULL, 0, 0 };
-	for (int i = 0; i < n; i++) {
-		ZSTD_inBuffer in = { iov[i].iov_base, iov[i].iov_len, 0 };
-		ZSTD_EndDirective mode = i == n - 1 ? ZSTD_e_flush : ZSTD_e_continue;
-		for (;;) {
-			if (out.dst == NULL || out.pos == out.size) {
-				/* Close the full record, open the next one. */
-				if (out.dst) {
-					struct pd_event_header h = { PD_RECORD_COMPRESSED, 0,
-								     (uint16_t)(sizeof(h) + out.pos) };
-					memcpy(c->out + rec, &h, sizeof(h));
-					pos = rec + sizeof(h) + out.pos;
-				}
-				rec = pos;
-				size_t room = c->out_cap - rec - sizeof(struct pd_event_header);
-				out.dst = c->out + rec + sizeof(struct pd_event_header);
-				out.size = room < COMPRESS_MAX_PAYLOAD ? room : COMPRESS_MAX_PAYLOAD;
-				out.pos = 0;
-				if (out.size == 0)
-					return -EIO;
-			}
-			size_t r = ZSTD_compressStream2(c->cctx, &out, &in, mode);
-			if (ZSTD_isError(r))
-				return -EIO;
-			bool done = mode == ZSTD_e_flush ? r == 0 : in.pos == in.size;
-			if (done)
-				break;
+	size_t pos = 0, at = 0;
+	bool blind = false;
+	while (pos < total) {
+		bool raw;
+		size_t end = chunk_end(iov, n, total, pos, &blind, &raw);
+		if (c->nr_chunks == c->max_chunks || c->out_cap - at < end - pos + CHUNK_OVERHEAD)
+			return -EIO;
+		size_t rec_len;
+		if (raw) {
+			iov_copy(iov, n, pos, c->out + at, end - pos);
+			rec_len = end - pos;
+			c->raw_records++;
+		} else {
+			int err = compress_chunk(c, iov, n, pos, end, at, &rec_len);
+			if (err)
+				return err;
 		}
+		at += rec_len;
+		pos = end;
+		c->chunk[c->nr_chunks++] = (struct compress_chunk){ at, pos };
 	}
-	if (out.dst && out.pos > 0) {
-		struct pd_event_header h = { PD_RECORD_COMPRESSED, 0, (uint16_t)(sizeof(h) + out.pos) };
-		memcpy(c->out + rec, &h, sizeof(h));
-		pos = rec + sizeof(h) + out.pos;
-	} else if (out.dst) {
-		pos = rec;
-	}
-	*len = pos;
+	*len = at;
 	c->in_bytes += total;
-	c->out_bytes += pos;
+	c->out_bytes += at;
 	return 0;
+}
+
+size_t compress_input_kept(const struct compressor *c, size_t out_kept)
+{
+	size_t in = 0;
+	for (size_t i = 0; i < c->nr_chunks && c->chunk[i].out_end <= out_kept; i++)
+		in = c->chunk[i].in_end;
+	return in;
 }
 
 uint32_t compress_ratio(const struct compressor *c)
@@ -100,5 +163,6 @@ void compress_free(struct compressor *c)
 {
 	ZSTD_freeCCtx(c->cctx);
 	free(c->out);
+	free(c->chunk);
 	memset(c, 0, sizeof(*c));
 }

@@ -93,23 +93,31 @@ static int parse_attrs(struct reader *r, struct err *e)
  * the file's mmap_len is absurd: 1 GiB. */
 #define MAX_MMAP_LEN (1u << 30)
 
-/*
- * mmap_len from the COMPRESSED feature, if there is a usable one. A
- * missing or broken feature is not an error here (perf too only fails once
- * it meets a COMPRESSED record); decompress() reports it then.
- */
-static void read_mmap_len(struct reader *r)
+/* mmap_len from a COMPRESSED feature payload, if it is a usable one. */
+static void take_mmap_len(struct reader *r, const uint8_t *p, size_t len)
 {
-	const uint8_t *p;
-	size_t len;
-	struct err ignored;
-	if (reader_feature(r, PD_FEAT_COMPRESSED, &p, &len, &ignored) || len < 20)
+	if (len < 20)
 		return;
 	uint32_t type, mmap_len;
 	memcpy(&type, p + 4, 4);
 	memcpy(&mmap_len, p + 16, 4);
 	if (type == 1)
 		r->mmap_len = mmap_len > MAX_MMAP_LEN ? MAX_MMAP_LEN : mmap_len;
+}
+
+/*
+ * mmap_len from the COMPRESSED feature, if there is a usable one. A
+ * missing or broken feature is not an error here (perf too only fails once
+ * it meets a COMPRESSED record); decompress() reports it then. A
+ * HEADER_FEATURE record in the data can supply it too (reader_next).
+ */
+static void read_mmap_len(struct reader *r)
+{
+	const uint8_t *p;
+	size_t len;
+	struct err ignored;
+	if (reader_feature(r, PD_FEAT_COMPRESSED, &p, &len, &ignored) == 0)
+		take_mmap_len(r, p, len);
 }
 
 /* Pipe format: attrs and features come as records; collect them all. */
@@ -147,6 +155,12 @@ static int open_pipe(struct reader *r, struct err *e)
 			}
 		}
 		pos += h.size;
+	}
+	if (nr == 0 && pos == r->data_begin) {
+		/* Not one whole record: a stream whose writer was killed at
+		 * once. Empty, as perf reads it, not malformed. */
+		r->data_end = r->data_begin;
+		return 0;
 	}
 	if (nr == 0)
 		return err_set(e, -EINVAL, "pipe-format stream has no HEADER_ATTR record (offset 16)");
@@ -452,6 +466,14 @@ int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
 				return err_set(e, -EINVAL, "compressed data ends inside a record (COMPRESSED record at offset %" PRIu64 ")",
 					       r->dsrc);
 			return k;
+		}
+		/* perf takes a feature record in file mode too, when it meets it
+		 * (psrec writes COMPRESSED so, for killed recordings). */
+		if (rec->type == PD_RECORD_HEADER_FEATURE && rec->size >= 16) {
+			uint64_t feat;
+			memcpy(&feat, rec->data + 8, sizeof(feat));
+			if (feat == PD_FEAT_COMPRESSED)
+				take_mmap_len(r, rec->data + 16, rec->size - 16u);
 		}
 		if (rec->type != PD_RECORD_COMPRESSED)
 			return 1;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/iov.h"
+
 #define EVENT_UPDATE_NAME 2 /* PERF_EVENT_UPDATE__NAME */
 
 /* pwrite all of buf at off, retrying short writes and EINTR. */
@@ -78,25 +80,6 @@ static int writev_all(int fd, const struct iovec *iov, int iovcnt, int64_t off, 
 	return 0;
 }
 
-/* Copy len bytes starting at byte pos of the iovec list into dst. */
-static void iov_copy(const struct iovec *iov, int n, size_t pos, void *dst, size_t len)
-{
-	uint8_t *d = dst;
-	for (int i = 0; i < n && len > 0; i++) {
-		if (pos >= iov[i].iov_len) {
-			pos -= iov[i].iov_len;
-			continue;
-		}
-		size_t k = iov[i].iov_len - pos;
-		if (k > len)
-			k = len;
-		memcpy(d, (const uint8_t *)iov[i].iov_base + pos, k);
-		d += k;
-		len -= k;
-		pos = 0;
-	}
-}
-
 /* The largest prefix of the records in iov that is at most limit bytes. */
 static size_t whole_records(const struct iovec *iov, int n, size_t total, size_t limit)
 {
@@ -111,31 +94,29 @@ static size_t whole_records(const struct iovec *iov, int n, size_t total, size_t
 	return pos;
 }
 
-static int begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
-		 const struct writer_feature *live, size_t nr_live)
+/* The data starts with a FINISHED_ROUND, covered from the start: perf
+ * 6.1 refuses data.size 0 ("failed to process sample") but reads this as
+ * the empty recording it is. */
+static const struct pd_event_header opening_round = {
+	PD_RECORD_FINISHED_ROUND, 0, sizeof(struct pd_event_header)
+};
+
+int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr)
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
-	if (nr == 0 || nr_live > WRITER_MAX_LIVE)
+	if (nr == 0)
 		return -EINVAL;
 
 	uint64_t nr_ids = 0;
 	for (size_t i = 0; i < nr; i++)
 		nr_ids += ev[i].nr_ids;
-	uint64_t live_len = 0;
-	for (size_t i = 0; i < nr_live; i++) {
-		if (live[i].id >= PD_FEAT_BITS || (i > 0 && live[i].id <= live[i - 1].id))
-			return -EINVAL;
-		live_len += (live[i].len + 7) & ~(size_t)7;
-	}
-
 	uint64_t ids_off = PD_FILE_HEADER_SIZE;
 	uint64_t attrs_off = ids_off + nr_ids * sizeof(uint64_t);
-	uint64_t live_off = attrs_off + nr * PD_FILE_ATTR_SIZE;
-	uint64_t data_off = live_off + live_len;
+	uint64_t data_off = attrs_off + nr * PD_FILE_ATTR_SIZE;
 
-	/* One buffer for ids, attrs and live payloads, written once. */
-	size_t len = (size_t)(data_off - ids_off);
+	/* One buffer for ids, attrs and the opening round, written once. */
+	size_t len = (size_t)(data_off - ids_off) + sizeof(opening_round);
 	uint8_t *area = calloc(1, len);
 	if (!area)
 		return -ENOMEM;
@@ -151,16 +132,7 @@ static int begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 		id_pos += fa.ids.size;
 		memcpy(area + (attrs_off - ids_off) + i * PD_FILE_ATTR_SIZE, &fa, sizeof(fa));
 	}
-	uint64_t p = live_off;
-	for (size_t i = 0; i < nr_live; i++) {
-		memcpy(area + (p - ids_off), live[i].data, live[i].len);
-		w->live_id[i] = live[i].id;
-		w->live_table[i].offset = p;
-		w->live_table[i].size = live[i].len;
-		w->live_bits[live[i].id / 64] |= 1ULL << (live[i].id % 64);
-		p += (live[i].len + 7) & ~(size_t)7;
-	}
-	w->nr_live = nr_live;
+	memcpy(area + (data_off - ids_off), &opening_round, sizeof(opening_round));
 
 	w->hdr.magic = PD_MAGIC;
 	w->hdr.size = PD_FILE_HEADER_SIZE;
@@ -168,14 +140,9 @@ static int begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	w->hdr.attrs.offset = attrs_off;
 	w->hdr.attrs.size = nr * PD_FILE_ATTR_SIZE;
 	w->hdr.data.offset = data_off;
-	w->hdr.data.size = 0;
-	memcpy(w->hdr.features, w->live_bits, sizeof(w->live_bits));
+	w->hdr.data.size = sizeof(opening_round);
 
-	int err = 0;
-	if (nr_live)
-		err = write_at(fd, w->live_table, nr_live * sizeof(struct pd_section), data_off);
-	if (!err)
-		err = write_at(fd, area, len, ids_off);
+	int err = write_at(fd, area, len, ids_off);
 	/* The header last: once it is there, everything it points to is too. */
 	if (!err)
 		err = write_at(fd, &w->hdr, sizeof(w->hdr), 0);
@@ -183,19 +150,9 @@ static int begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	if (err)
 		return err;
 	w->data_offset = data_off;
-	w->end = data_off;
+	w->committed = sizeof(opening_round);
+	w->end = data_off + sizeof(opening_round);
 	return 0;
-}
-
-int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr)
-{
-	return begin(w, fd, ev, nr, NULL, 0);
-}
-
-int writer_begin_live(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
-		      const struct writer_feature *live, size_t nr_live)
-{
-	return begin(w, fd, ev, nr, live, nr_live);
 }
 
 /* Append to the pipe, then account it. */
@@ -253,63 +210,23 @@ int writer_begin_pipe(struct writer *w, int fd, const struct writer_event *ev, s
 		err = pipe_put(w, rec, size);
 	}
 	for (size_t i = 0; i < nr_features && !err; i++) {
-		if (f[i].id >= PD_FEAT_PERF61_LAST)
-			continue;
-		size_t size = sizeof(struct pd_event_header) + 8 + f[i].len;
-		if (size > UINT16_MAX)
-			continue;
-		struct pd_event_header h = { PD_RECORD_HEADER_FEATURE, 0, (uint16_t)size };
-		uint64_t id = f[i].id;
-		struct iovec iov[3] = {
-			{ &h, sizeof(h) }, { &id, sizeof(id) }, { (void *)f[i].data, f[i].len },
-		};
-		size_t written;
-		err = writev_all(fd, iov, 3, -1, &written);
-		if (!err)
-			w->end += size;
+		if (f[i].id < PD_FEAT_PERF61_LAST)
+			err = writer_append_feature(w, &f[i]);
 	}
 	return err;
 }
 
-static int append_live(struct writer *w, const struct iovec *iov, int iovcnt, size_t total)
+int writer_append_feature(struct writer *w, const struct writer_feature *f)
 {
-	size_t tl = w->nr_live * sizeof(struct pd_section);
-	uint8_t head[WRITER_MAX_LIVE * sizeof(struct pd_section)];
-	size_t hl = total < tl ? total : tl;
-
-	/* 1: everything but the first tl bytes, around the old table entry. */
-	struct iovec rest[66];
-	int rn = 0;
-	size_t skip = hl;
-	for (int i = 0; i < iovcnt; i++) {
-		if (skip >= iov[i].iov_len) {
-			skip -= iov[i].iov_len;
-			continue;
-		}
-		if (rn == (int)(sizeof(rest) / sizeof(rest[0])))
-			return -E2BIG;
-		rest[rn].iov_base = (uint8_t *)iov[i].iov_base + skip;
-		rest[rn].iov_len = iov[i].iov_len - skip;
-		skip = 0;
-		rn++;
-	}
-	size_t written;
-	int err = writev_all(w->fd, rest, rn, (int64_t)(w->end + hl), &written);
-	/* 2: the new table entry after the new data. */
-	if (!err)
-		err = write_at(w->fd, w->live_table, tl, w->end + total);
-	/* 3: the first bytes, over the old entry; 4: the header. */
-	iov_copy(iov, iovcnt, 0, head, hl);
-	if (!err)
-		err = write_at(w->fd, head, hl, w->end);
-	if (err)
-		return err;
-	w->end += total;
-	uint64_t size = writer_data_size(w);
-	err = write_at(w->fd, &size, sizeof(size), PD_HEADER_DATA_SIZE_OFFSET);
-	if (!err)
-		w->committed = size;
-	return err;
+	size_t size = sizeof(struct pd_event_header) + 8 + f->len;
+	if (f->id >= PD_FEAT_BITS || size > UINT16_MAX)
+		return -EINVAL;
+	struct pd_event_header h = { PD_RECORD_HEADER_FEATURE, 0, (uint16_t)size };
+	uint64_t id = f->id;
+	struct iovec iov[3] = {
+		{ &h, sizeof(h) }, { &id, sizeof(id) }, { (void *)f->data, f->len },
+	};
+	return writer_append(w, iov, 3);
 }
 
 int writer_append(struct writer *w, const struct iovec *iov, int iovcnt)
@@ -322,29 +239,27 @@ int writer_append(struct writer *w, const struct iovec *iov, int iovcnt)
 	if (total == 0)
 		return 0;
 	size_t written = 0;
-	int err;
-	if (w->pipe) {
-		err = writev_all(w->fd, iov, iovcnt, -1, &written);
-	} else if (w->nr_live) {
-		err = append_live(w, iov, iovcnt, total);
-	} else {
-		err = writev_all(w->fd, iov, iovcnt, (int64_t)w->end, &written);
-		/* Keep the complete records that made it before the error. */
-		if (err)
-			w->end += whole_records(iov, iovcnt, total, written);
-	}
+	int err = writev_all(w->fd, iov, iovcnt, w->pipe ? -1 : (int64_t)w->end, &written);
 	if (err) {
+		/* Keep the complete records that made it before the error. */
+		if (!w->pipe)
+			w->end += whole_records(iov, iovcnt, total, written);
 		w->error = err;
 		return err;
 	}
-	if (!w->nr_live)
-		w->end += total;
+	w->end += total;
 	return 0;
+}
+
+int writer_round(struct writer *w)
+{
+	struct iovec iov = { (void *)&opening_round, sizeof(opening_round) };
+	return writer_append(w, &iov, 1);
 }
 
 int writer_checkpoint(struct writer *w)
 {
-	if (w->pipe || w->nr_live)
+	if (w->pipe)
 		return 0;
 	uint64_t size = writer_data_size(w);
 	if (size == w->committed)
@@ -356,7 +271,7 @@ int writer_checkpoint(struct writer *w)
 	return 0;
 }
 
-static int write_features(struct writer *w, const struct writer_feature *f, size_t nr,
+static int write_features(struct writer *w, uint64_t at, const struct writer_feature *f, size_t nr,
 			  uint64_t bits[4], uint64_t *file_end)
 {
 	for (size_t i = 0; i < nr; i++) {
@@ -367,7 +282,7 @@ static int write_features(struct writer *w, const struct writer_feature *f, size
 	struct pd_section *table = calloc(nr ? nr : 1, sizeof(*table));
 	if (!table)
 		return -ENOMEM;
-	uint64_t off = w->end + table_len;
+	uint64_t off = at + table_len;
 	for (size_t i = 0; i < nr; i++) {
 		table[i].offset = off;
 		table[i].size = f[i].len;
@@ -376,9 +291,8 @@ static int write_features(struct writer *w, const struct writer_feature *f, size
 	int err = 0;
 	for (size_t i = 0; i < nr && !err; i++)
 		err = write_at(w->fd, f[i].data, f[i].len, table[i].offset);
-	/* The table last: until it is complete, a live table stays intact. */
 	if (!err)
-		err = write_at(w->fd, table, table_len, w->end);
+		err = write_at(w->fd, table, table_len, at);
 	free(table);
 	if (err)
 		return err;
@@ -394,26 +308,18 @@ int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 	*features_error = 0;
 	if (w->pipe)
 		return 0;
+	/* Drop a partial append first: it frees room for the features. */
+	if (w->error && ftruncate(w->fd, (off_t)w->end) < 0)
+		return -errno;
 	uint64_t bits[4] = { 0, 0, 0, 0 };
 	uint64_t file_end = w->end;
-	size_t tl = w->nr_live * sizeof(struct pd_section);
-
-	/* Drop a partial append first: it frees room for the features. A
-	 * live table right after the data is kept. */
-	if (w->error && ftruncate(w->fd, (off_t)(w->end + tl)) < 0)
-		return -errno;
-	int ferr = write_features(w, f, nr, bits, &file_end);
+	int ferr = write_features(w, w->end, f, nr, bits, &file_end);
 	if (ferr) {
-		/* Fall back to the live features: their table is in place. */
-		memcpy(bits, w->live_bits, sizeof(bits));
-		file_end = w->end + tl;
-		if (tl && write_at(w->fd, w->live_table, tl, w->end) != 0)
-			memset(bits, 0, sizeof(bits));
+		memset(bits, 0, sizeof(bits));
+		file_end = w->end;
 	}
-	/* Best effort: a special file cannot be truncated. */
-	int terr = ftruncate(w->fd, (off_t)file_end);
-	(void)terr;
-
+	/* One pwrite switches data.size and the bitmap together: before it
+	 * the old header (no features) is valid, after it the new one. */
 	w->hdr.data.size = writer_data_size(w);
 	memcpy(w->hdr.features, bits, sizeof(bits));
 	*features_error = ferr;
@@ -421,5 +327,8 @@ int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 	if (err)
 		return err;
 	w->committed = w->hdr.data.size;
+	/* Best effort: a special file cannot be truncated. */
+	int terr = ftruncate(w->fd, (off_t)file_end);
+	(void)terr;
 	return 0;
 }

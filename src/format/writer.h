@@ -2,22 +2,23 @@
  * writer.h - writing a perf.data file, or a perf.data stream to a pipe.
  *
  * File layout (the one perf 6.1 writes, perf-data-format.md 1.2):
- *   header (104) | ids of every attr | attrs (144 each) | [live feature
- *   payloads] | data | feature section table | feature payloads
- * The header is written first with data.size 0 and no feature bits, so a
- * file cut short at any moment is a valid, empty recording. After each
+ *   header (104) | ids of every attr | attrs (144 each) | data |
+ *   feature section table | feature payloads
+ * The header is written last of these, with no feature bits and data.size
+ * covering one FINISHED_ROUND (perf 6.1 refuses data.size 0), so a file
+ * cut short at any moment is a valid, empty recording. After each
  * complete drain pass the caller checkpoints: data.size is rewritten (8
  * bytes at offset 48) to cover exactly the records written so far, so a
  * recorder killed with SIGKILL leaves a file perf reads. Feature bits are
- * set only by writer_finish(), except for "live" features (below).
+ * set only by writer_finish(), in the same pwrite as the final data.size.
  *
- * Live features: a feature perf cannot read the data without (COMPRESSED:
- * its mmap_len sizes the decompression buffer) must exist in a killed
- * file too. Its payload is placed before the data, and after every append
- * the writer rewrites the one-entry section table right after the data
- * and the header with data.size and the live bits. The new data is
- * written around the old table entry first and over it last, so only two
- * small pwrites separate an append from its header update.
+ * A feature perf cannot read the data without (COMPRESSED: its mmap_len
+ * sizes the decompression buffer) goes in as a HEADER_FEATURE record at
+ * the start of the data too (writer_append_feature), which perf 6.1
+ * processes in file mode as in pipe mode: a killed -z recording is
+ * readable, and the header never carries a feature table before
+ * writer_finish() (docs/writer.md says why this beats keeping a live
+ * table after the data).
  *
  * Pipe mode (perf record -o -, perf-data-format.md 6): a 16-byte header,
  * one HEADER_ATTR record per event, an EVENT_UPDATE naming it, then
@@ -36,20 +37,14 @@
 
 #include "psrec/perf_data.h"
 
-#define WRITER_MAX_LIVE 2
-
 struct writer {
 	int fd;
 	bool pipe;
 	uint64_t data_offset;   /* where the record stream starts */
-	uint64_t end;           /* file offset after the last complete append */
+	uint64_t end;           /* file offset after the last complete record */
 	uint64_t committed;     /* data bytes the on-disk header covers */
 	int error;              /* first append error (-errno), sticky */
 	struct pd_file_header hdr;
-	size_t nr_live;
-	uint32_t live_id[WRITER_MAX_LIVE];
-	struct pd_section live_table[WRITER_MAX_LIVE];
-	uint64_t live_bits[4];
 };
 
 struct writer_event {
@@ -66,14 +61,10 @@ struct writer_feature {
 };
 
 /*
- * Write the header (data.size 0, no features), the ids and the attrs at the
+ * Write the header (data.size 8, no features), the ids and the attrs at the
  * start of fd; the record stream begins right after them. -errno on error.
  */
 int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr);
-
-/* The same with live features (at most WRITER_MAX_LIVE, ascending ids). */
-int writer_begin_live(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
-		      const struct writer_feature *live, size_t nr_live);
 
 /*
  * Pipe mode: write the pipe header, a HEADER_ATTR and an EVENT_UPDATE
@@ -98,19 +89,28 @@ static inline uint64_t writer_data_size(const struct writer *w)
 	return w->end - w->data_offset;
 }
 
-/* Rewrite data.size in the on-disk header to cover every complete append
- * (no-op in pipe mode and with live features, which do it per append). */
+/* Append a HEADER_FEATURE record (u64 id, the payload), as a pipe
+ * stream carries its features, in either mode. -EINVAL if it cannot fit
+ * a record. */
+int writer_append_feature(struct writer *w, const struct writer_feature *f);
+
+/* End a round (one drain pass): append a FINISHED_ROUND record. */
+int writer_round(struct writer *w);
+
+/* Make the on-disk header cover every complete append: data.size is
+ * rewritten (one 8-byte pwrite, so it is never half written); a no-op in
+ * pipe mode. */
 int writer_checkpoint(struct writer *w);
 
 /*
  * Finish the file: write the feature table and payloads after the data
- * (ascending feature id; ids >= 256 or duplicates are not written),
- * truncate anything past them (a partial append), and rewrite the header
- * with data.size and the feature bitmap. If the features cannot be written
- * (disk full), the file is finished without them (only the live features,
- * which need 16 bytes that are already there; still valid) and
- * *features_error gets the -errno. Returns 0, or -errno when even the
- * header could not be rewritten. Pipe mode: nothing to do.
+ * (ascending feature id; ids >= 256 or duplicates are not written), then
+ * rewrite the header (data.size and the feature bitmap in one pwrite),
+ * then truncate anything past the features (a partial append). If the
+ * features cannot be written (disk full), the file is finished without
+ * them (still valid) and *features_error gets the -errno. Returns 0, or
+ * -errno when even the header could not be rewritten. Pipe mode: nothing
+ * to do.
  */
 int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 		  int *features_error);

@@ -100,7 +100,7 @@ static int machine_read(const struct feature_inputs *in, struct machine *m)
 	int err = numa_read(in->sysfs, &m->numa);
 	/* A pipe stream gets no CACHE (perf leaves it out too): its
 	 * features are built at the start, so skip the sysfs reads. */
-	if (!err && !in->opts->pipe)
+	if (!err && !in->pipe)
 		err = cpucache_read(in->sysfs, in->host->nr_cpus_avail, &m->caches);
 	if (!err)
 		err = pmu_list_read(in->sysfs, &m->pmus);

@@ -26,6 +26,7 @@
 struct feature_inputs {
 	const struct hostinfo *host;
 	const struct record_opts *opts;
+	bool pipe;                          /* pipe format (-o -, a FIFO) */
 	const struct sampler *sampler;
 	const char *sysfs;                  /* "/sys" */
 	uint64_t first_time, last_time;

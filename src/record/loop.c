@@ -29,7 +29,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* A pass with compression: one ring at a time, then the round marker. */
+/* A pass with compression: one ring at a time, then the round. */
 static int drain_pass_compressed(struct sampler *s, struct writer *w, const struct loop_config *c,
 				 struct loop_stats *st)
 {
@@ -46,26 +46,26 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 				st->bad_spans++;
 			continue;
 		}
-		if (ring_scan(r, c->time_offset, &pass) < 0)
-			st->bad_spans++;
 		err = compress_span(c->compress, iov, k, &len);
-		ring_release(r);
 		if (!err) {
+			uint64_t before = w->end;
 			struct iovec out = { c->compress->out, len };
 			err = writer_append(w, &out, 1);
 			wrote = true;
+			/* Only the records of whole COMPRESSED chunks that made it. */
+			size_t kept = err ? compress_input_kept(c->compress, (size_t)(w->end - before)) : bytes;
+			if (ring_scan_prefix(r, c->time_offset, kept, &pass) < 0)
+				st->bad_spans++;
 		}
+		ring_release(r);
 	}
-	if (!err && wrote) {
-		struct iovec round = { (void *)&finished_round, sizeof(finished_round) };
-		err = writer_append(w, &round, 1);
-	}
+	ring_tally_add(&st->tally, &pass);
+	if (!err && wrote)
+		err = writer_round(w);
 	if (err)
 		return err;
-	if (wrote) {
-		ring_tally_add(&st->tally, &pass);
+	if (wrote)
 		st->passes++;
-	}
 	return 0;
 }
 
@@ -77,7 +77,6 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 		return drain_pass_compressed(s, w, c, st);
 	int n = 0;
 	size_t total = 0;
-	struct ring_tally pass = { 0 };
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct ring *r = &s->rings[i];
 		size_t bytes;
@@ -87,26 +86,34 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 			st->bad_spans++;
 			continue;
 		}
-		if (k == 0)
-			continue;
-		if (ring_scan(r, c->time_offset, &pass) < 0)
-			st->bad_spans++;
 		n += k;
 		total += bytes;
 	}
 	if (total == 0)
 		return 0;
+	/* The round goes in the same pwritev. */
 	iov[n].iov_base = (void *)&finished_round;
 	iov[n].iov_len = sizeof(finished_round);
 	n++;
+	uint64_t before = w->end;
 	int err = writer_append(w, iov, n);
-	/* Release even on error: the data cannot be written anywhere else. */
-	for (size_t i = 0; i < s->nr_cpus; i++)
-		ring_release(&s->rings[i]);
+	/* Count only what reached the file: after a short write, the
+	 * complete records the writer kept, ring by ring. */
+	uint64_t kept = w->end - before;
+	struct ring_tally pass = { 0 };
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		struct ring *r = &s->rings[i];
+		uint64_t span = r->head - r->tail;
+		uint64_t k = span < kept ? span : kept;
+		if (k && ring_scan_prefix(r, c->time_offset, (size_t)k, &pass) < 0)
+			st->bad_spans++;
+		kept -= k;
+		/* Release even on error: the data cannot be written anywhere else. */
+		ring_release(r);
+	}
+	ring_tally_add(&st->tally, &pass);
 	if (err)
 		return err;
-	/* Count only what reached the file. */
-	ring_tally_add(&st->tally, &pass);
 	st->passes++;
 	return 0;
 }
@@ -255,7 +262,9 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 			st->end_reason = LOOP_END_DURATION;
 
 		now = now_ms();
+		bool first_samples = false;
 		if (ring_ready || now - last_drain >= LOOP_DRAIN_MS || st->end_reason) {
+			uint64_t had = st->tally.samples;
 			int err = drain_pass(s, w, c, st, iov);
 			last_drain = now;
 			if (err) {
@@ -263,8 +272,11 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 				st->end_reason = LOOP_END_WRITE_ERROR;
 				break;
 			}
+			/* The first samples are in the header at once: a recording
+			 * killed early is not an empty one. */
+			first_samples = had == 0 && st->tally.samples > 0;
 		}
-		if (now - last_checkpoint >= LOOP_CHECKPOINT_MS) {
+		if (first_samples || now - last_checkpoint >= LOOP_CHECKPOINT_MS) {
 			int err = writer_checkpoint(w);
 			last_checkpoint = now;
 			if (err) {

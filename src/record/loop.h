@@ -6,10 +6,11 @@
  * FINISHED_ROUND in a single pwritev (no per-record copying), then releases
  * the tails. With compression, each ring's span is compressed straight from
  * the mmap and written on its own; the FINISHED_ROUND (never compressed)
- * still closes the pass. Passes run when a ring wakes poll (half full), and at least
- * every LOOP_DRAIN_MS otherwise, so little is lost if psrec is killed;
- * data.size in the header is checkpointed at least every
- * LOOP_CHECKPOINT_MS. The loop ends when every target process has exited,
+ * still closes the pass. Passes run when a ring
+ * wakes poll (half full), and at least every LOOP_DRAIN_MS otherwise, so
+ * little is lost if psrec is killed; data.size in the header is
+ * checkpointed right after the first pass that wrote samples, then at
+ * least every LOOP_CHECKPOINT_MS. The loop ends when every target process has exited,
  * on a stop signal, at the deadline, or when the output fails.
  */
 #ifndef PSREC_RECORD_LOOP_H
@@ -51,7 +52,7 @@ struct loop_config {
 };
 
 struct loop_stats {
-	struct ring_tally tally;
+	struct ring_tally tally;        /* complete records written */
 	uint64_t passes;        /* passes that wrote something */
 	uint64_t wakeups;       /* poll() returns */
 	uint64_t bad_spans;     /* spans whose headers did not parse */

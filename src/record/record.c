@@ -90,9 +90,10 @@ static int online_cpus(int **cpus, int *n)
 /* One line for a failed write of the output. */
 static int write_failed(const struct record_opts *o, int err, struct err *e)
 {
-	if (o->pipe && err == -EPIPE)
-		return err_set(e, err, "the reader of standard output went away before recording started");
-	return err_set(e, err, "cannot write %s: %s", o->pipe ? "standard output" : o->output, strerror(-err));
+	const char *name = o->pipe ? "standard output" : o->output;
+	if (err == -EPIPE)
+		return err_set(e, err, "the reader of %s went away before recording started", name);
+	return err_set(e, err, "cannot write %s: %s", name, strerror(-err));
 }
 
 static const char *base_name(const char *p)
@@ -103,9 +104,7 @@ static const char *base_name(const char *p)
 
 /*
  * Header, attrs and ids. A pipe gets its features now (it cannot be
- * rewritten later; the sample times are then 0, as perf writes them); a
- * compressed file gets COMPRESSED as a live feature, so that even a killed
- * recording tells perf how to decompress.
+ * rewritten later; the sample times are then 0, as perf writes them).
  */
 static int write_header(struct writer *w, int fd, const struct feature_inputs *in, struct err *e)
 {
@@ -120,18 +119,24 @@ static int write_header(struct writer *w, int fd, const struct feature_inputs *i
 		wev[i].name = s->ev[i].name;
 	}
 	int err;
-	if (in->opts->pipe) {
+	if (in->pipe) {
 		struct features f;
 		err = features_build(in, &f);
 		if (!err)
 			err = writer_begin_pipe(w, fd, wev, s->nr_events, f.f, f.nr);
 		features_free(&f);
 	} else if (in->compress) {
+		/* The decompression parameters as a record at the start of the
+		 * data, so that a killed recording is readable too. */
 		struct buf b = BUF_INIT;
 		err = feature_compressed(&b, (uint32_t)in->compress->level, 0, in->mmap_len);
-		struct writer_feature live = { PD_FEAT_COMPRESSED, b.data, b.len };
+		struct writer_feature comp = { PD_FEAT_COMPRESSED, b.data, b.len };
 		if (!err)
-			err = writer_begin_live(w, fd, wev, s->nr_events, &live, 1);
+			err = writer_begin(w, fd, wev, s->nr_events);
+		if (!err)
+			err = writer_append_feature(w, &comp);
+		if (!err)
+			err = writer_checkpoint(w);
 		buf_free(&b);
 	} else {
 		err = writer_begin(w, fd, wev, s->nr_events);
@@ -329,11 +334,14 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 	}
 
 	int out_fd = STDOUT_FILENO;
+	bool pipe = o->pipe;
 	if (!o->pipe) {
 		err = output_create(&out, o->output, e);
 		if (err)
 			goto out;
 		out_fd = out.fd;
+		/* A FIFO or a pipe behind -o: the stream needs no seeking. */
+		pipe = !out.seekable;
 	}
 
 	struct sampler_config sc = {
@@ -393,7 +401,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		comp_ok = true;
 	}
 	struct feature_inputs fin = {
-		.host = &host, .opts = o, .sampler = &smp, .sysfs = "/sys",
+		.host = &host, .opts = o, .pipe = pipe, .sampler = &smp, .sysfs = "/sys",
 		.tod_ns = clock_ns(CLOCK_REALTIME), .clk_ns = clock_ns(o->clockid),
 		.compress = comp_ok ? &comp : NULL,
 		.mmap_len = (uint32_t)smp.rings[0].size,
@@ -453,6 +461,8 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		nr_target_fds = ta.nr_procs;
 	}
 	started = true;
+	if (!o->pipe)
+		output_started(&out);
 	if (launch)
 		notice(h, RECORD_NOTICE_VERBOSE, "recording %s (pid %d) on %zu CPUs, %zu event(s), %zu KiB ring per CPU; started in %.1f ms",
 		       o->cmd[0], (int)child.pid, smp.nr_cpus, smp.nr_events, (size_t)(smp.rings[0].size / 1024), res->setup_ms);
@@ -502,7 +512,7 @@ int record_run(struct record_opts *o, const char *cmd_path, const struct record_
 		goto out;
 	}
 	struct stat st;
-	if (o->pipe)
+	if (pipe)
 		res->file_bytes = w.end;
 	else if (fstat(out.fd, &st) == 0)
 		res->file_bytes = (uint64_t)st.st_size;

@@ -64,12 +64,20 @@ static uint64_t ring_u64(const struct ring *r, uint64_t pos)
 
 int ring_scan(const struct ring *r, int time_off, struct ring_tally *t)
 {
+	return ring_scan_prefix(r, time_off, (size_t)(r->head - r->tail), t);
+}
+
+int ring_scan_prefix(const struct ring *r, int time_off, size_t len, struct ring_tally *t)
+{
 	uint64_t pos = r->tail;
-	while (pos != r->head) {
+	uint64_t end = r->head - r->tail < len ? r->head : r->tail + len;
+	while (pos != end) {
 		struct pd_event_header h;
 		memcpy(&h, r->data + (pos & (r->size - 1)), sizeof(h));
 		if (h.size < sizeof(h) || (h.size & 7) || h.size > r->head - pos)
 			return -EBADMSG;
+		if (h.size > end - pos)
+			break;
 		t->records++;
 		switch (h.type) {
 		case PD_RECORD_SAMPLE:

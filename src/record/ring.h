@@ -62,6 +62,10 @@ void ring_release(struct ring *r);
  */
 int ring_scan(const struct ring *r, int time_off, struct ring_tally *t);
 
+/* The same for the records that lie wholly in the first len bytes of the
+ * span (what a short write kept). */
+int ring_scan_prefix(const struct ring *r, int time_off, size_t len, struct ring_tally *t);
+
 /* Add the counts of src to dst (first/last time merged). */
 void ring_tally_add(struct ring_tally *dst, const struct ring_tally *src);
 

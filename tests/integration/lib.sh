@@ -135,6 +135,6 @@ trap cleanup_bg EXIT
 
 # Number of samples perf report counted ("# Samples: 16K of event" -> 16000).
 report_samples() {
-	sed -n "s/^# Samples: \([0-9.]*\)\(K*\) of event.*/\1 \2/p" | head -1 |
+	sed -n "s/^# Samples: \([0-9.]*\)\(K*\) *of event.*/\1 \2/p" | head -1 |
 		awk '{ n = $1; if ($2 == "K") n *= 1000; printf "%d\n", n }'
 }

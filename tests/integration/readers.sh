@@ -90,10 +90,15 @@ normalize() {
 	sed -E "s#$TMP/[A-Za-z0-9._-]*#FILE#g; s/\"[^\"]*\"/\"...\"/g; s/0x[0-9a-fA-F]+/HEX/g; s/[0-9]+/N/g" "$1" | sort -u
 }
 
-# same_stderr READER: psrec's file made READER say nothing new.
+# same_stderr READER: psrec's file made READER say nothing new. A -z
+# file starts its data with a HEADER_FEATURE record (COMPRESSED, so that a
+# killed recording decompresses; docs/writer.md): perfparser 4.12 calls
+# that type unhandled, as it does for the 19 that perf inject writes into
+# a file made from a perf record stream.
 same_stderr() {
 	local extra
-	extra=$(comm -23 <(normalize "$TMP/ps.err") <(normalize "$TMP/pr.err"))
+	extra=$(comm -23 <(normalize "$TMP/ps.err") <(normalize "$TMP/pr.err") |
+		{ if [ "$mode" = z ]; then grep -v '^unhandled event type N *PERF_RECORD_HEADER_FEATURE$'; else cat; fi; })
 	[ -z "$extra" ] || fail "$mode: $1 says, for psrec's file only: $extra"
 }
 

@@ -5,9 +5,13 @@
  *   lost_samples N / type T N ... / feature F bytes
  * It reads perf record's files as well as psrec's.
  * Exits 1 with the reader's message on malformed input.
+ * pdcheck --to-eof FILE reads past data.size to the end of the file and
+ * stops quietly at the first record that does not read: what a killed
+ * recording holds, whatever its header says (for kill_anywhere.sh).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,17 +20,20 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: pdcheck FILE\n");
+	bool to_eof = argc == 3 && strcmp(argv[1], "--to-eof") == 0;
+	if (argc != 2 && !to_eof) {
+		fprintf(stderr, "usage: pdcheck [--to-eof] FILE\n");
 		return 2;
 	}
 	struct reader r;
 	struct err e = { "" };
-	int err = reader_open_file(&r, argv[1], &e);
+	int err = reader_open_file(&r, argv[argc - 1], &e);
 	if (err) {
 		fprintf(stderr, "pdcheck: %s\n", e.msg);
 		return 1;
 	}
+	if (to_eof && !r.pipe)
+		r.data_end = r.len;
 	uint64_t by_type[256] = { 0 }, other = 0, records = 0, unmapped = 0, bad_samples = 0;
 	uint64_t lost = 0, lost_samples = 0;
 	struct reader_record rec;
@@ -53,7 +60,7 @@ int main(int argc, char **argv)
 			lost_samples += v;
 		}
 	}
-	if (err < 0) {
+	if (err < 0 && !to_eof) {
 		fprintf(stderr, "pdcheck: %s\n", e.msg);
 		reader_close(&r);
 		return 1;

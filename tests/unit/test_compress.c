@@ -131,10 +131,108 @@ static void test_compress_span_larger_than_max_is_einval(void **state)
 	compress_free(&c);
 }
 
+
+/* A record of size bytes with random payload (a dwarf sample's stack). */
+static size_t put_noisy_record(uint8_t *p, uint16_t size, uint64_t *st)
+{
+	struct pd_event_header h = { PD_RECORD_SAMPLE, 0, size };
+	memcpy(p, &h, sizeof(h));
+	for (size_t i = 8; i + 8 <= size; i += 8)
+		th_put_u64(p, i, th_rand(st));
+	return size;
+}
+
 /*
- * A file written with COMPRESSED as a live feature: readable after every
- * append even though writer_finish never runs (a killed recording), and
- * after finishing. Samples come back in order, including those split
+ * Regression (issue 10.2): incompressible dwarf-sized records used to be
+ * cut into COMPRESSED records at 65,527 bytes whatever the zstd blocks; a
+ * record holding part of a block decodes to nothing and perf aborts. Now
+ * every COMPRESSED record, decoded in turn by one stream as perf does,
+ * yields whole records, and a record too big for a chunk goes out raw.
+ */
+static void test_compress_every_record_decodes_to_whole_records(void **state)
+{
+	(void)state;
+	enum { BIG = 1 << 20 };
+	uint8_t *span = malloc(BIG), *back = malloc(BIG);
+	uint64_t st = 7;
+	size_t n = 0;
+	uint16_t sizes[] = { 65528, 40000, 30000, 65000, 65008, 8, 24000 };
+	for (size_t i = 0; n + 65535 <= BIG; i++)
+		n += put_noisy_record(span + n, sizes[i % 7], &st);
+	struct compressor c;
+	assert_int_equal(compress_init(&c, 1, BIG), 0);
+	/* wrapped inside the first record */
+	struct iovec iov[2] = { { span, 777 }, { span + 777, n - 777 } };
+	size_t len;
+	assert_int_equal(compress_span(&c, iov, 2, &len), 0);
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	size_t pos = 0, got = 0, raw = 0, comp = 0;
+	while (pos < len) {
+		uint32_t type = th_u32(c.out, pos);
+		uint16_t size = th_u16(c.out, pos + 6);
+		assert_true(pos + size <= len);
+		if (type == PD_RECORD_SAMPLE) {
+			assert_true(size > COMPRESS_CHUNK_MAX);
+			memcpy(back + got, c.out + pos, size);
+			got += size;
+			raw++;
+		} else {
+			assert_int_equal(type, PD_RECORD_COMPRESSED);
+			size_t before = got;
+			ZSTD_inBuffer in = { c.out + pos + 8, size - 8u, 0 };
+			while (in.pos < in.size) {
+				ZSTD_outBuffer o = { back + got, BIG - got, 0 };
+				assert_false(ZSTD_isError(ZSTD_decompressStream(ds, &o, &in)));
+				got += o.pos;
+			}
+			/* something, and whole records: the next header is at got */
+			assert_true(got > before);
+			size_t q = before;
+			while (q < got)
+				q += th_u16(back, q + 6);
+			assert_int_equal(q, got);
+			comp++;
+		}
+		pos += size;
+	}
+	assert_int_equal(got, n);
+	assert_memory_equal(back, span, n);
+	assert_true(raw >= 2);
+	assert_true(comp >= 2);
+	assert_int_equal(c.raw_records, raw);
+	ZSTD_freeDStream(ds);
+	compress_free(&c);
+	free(span);
+	free(back);
+}
+
+/* What input a partly written output covers: whole chunks only. */
+static void test_compress_input_kept_counts_whole_chunks(void **state)
+{
+	(void)state;
+	uint8_t *span = malloc(SPAN);
+	uint64_t st = 8;
+	size_t n = 0;
+	while (n + 40000 <= SPAN)
+		n += put_noisy_record(span + n, 40000, &st);
+	struct compressor c;
+	assert_int_equal(compress_init(&c, 1, SPAN), 0);
+	struct iovec iov = { span, n };
+	size_t len;
+	assert_int_equal(compress_span(&c, &iov, 1, &len), 0);
+	assert_int_equal(c.nr_chunks, n / 40000);
+	assert_int_equal(compress_input_kept(&c, len), n);
+	assert_int_equal(compress_input_kept(&c, len - 1), n - 40000);
+	assert_int_equal(compress_input_kept(&c, c.chunk[0].out_end), 40000);
+	assert_int_equal(compress_input_kept(&c, c.chunk[0].out_end - 1), 0);
+	compress_free(&c);
+	free(span);
+}
+
+/*
+ * A file with COMPRESSED as a HEADER_FEATURE record at the start of the
+ * data: readable after every checkpoint even though writer_finish never
+ * runs (a killed recording), and after finishing. Samples come back in order, including those split
  * across two COMPRESSED records.
  */
 static void test_compressed_file_reads_back_killed_and_finished(void **state)
@@ -152,7 +250,8 @@ static void test_compressed_file_reads_back_killed_and_finished(void **state)
 	assert_int_equal(feature_compressed(&fb, 1, 0, SPAN), 0);
 	struct writer_feature live = { PD_FEAT_COMPRESSED, fb.data, fb.len };
 	struct writer w;
-	assert_int_equal(writer_begin_live(&w, fd, &ev, 1, &live, 1), 0);
+	assert_int_equal(writer_begin(&w, fd, &ev, 1), 0);
+	assert_int_equal(writer_append_feature(&w, &live), 0);
 
 	struct compressor c;
 	assert_int_equal(compress_init(&c, 1, SPAN), 0);
@@ -165,18 +264,23 @@ static void test_compressed_file_reads_back_killed_and_finished(void **state)
 		assert_int_equal(compress_span(&c, &iov, 1, &len), 0);
 		struct iovec out = { c.out, len };
 		assert_int_equal(writer_append(&w, &out, 1), 0);
+		assert_int_equal(writer_round(&w), 0);
+		assert_int_equal(writer_checkpoint(&w), 0);
 		total_samples += n / TH_SAMPLE_SIZE;
 
 		/* As if killed now: the file must read whole. */
 		struct reader r;
 		struct err e = { "" };
 		assert_int_equal(reader_open_file(&r, path, &e), 0);
-		assert_int_equal(r.mmap_len, SPAN);
 		struct reader_record rec;
 		size_t seen = 0;
 		int k;
 		uint64_t last_time = 0;
 		while ((k = reader_next(&r, &rec, &e)) == 1) {
+			if (rec.type == PD_RECORD_FINISHED_ROUND || rec.type == PD_RECORD_HEADER_FEATURE) {
+				assert_false(rec.compressed);
+				continue;
+			}
 			assert_int_equal(rec.type, PD_RECORD_SAMPLE);
 			assert_true(rec.compressed);
 			uint64_t t = th_u64(rec.data, 32);
@@ -187,6 +291,7 @@ static void test_compressed_file_reads_back_killed_and_finished(void **state)
 		if (k < 0)
 			fail_msg("round %d: %s", round, e.msg);
 		assert_int_equal(seen, total_samples);
+		assert_int_equal(r.mmap_len, SPAN);     /* from the record */
 		assert_true(r.nr_compressed >= (uint64_t)round + 1);
 		reader_close(&r);
 	}
@@ -202,7 +307,7 @@ static void test_compressed_file_reads_back_killed_and_finished(void **state)
 	struct reader_record rec;
 	size_t seen = 0;
 	while (reader_next(&r, &rec, &e) == 1)
-		seen++;
+		seen += rec.type == PD_RECORD_SAMPLE;
 	assert_int_equal(seen, total_samples);
 	reader_close(&r);
 
@@ -228,19 +333,21 @@ static void test_reader_rejects_compressed_record_bigger_than_mmap_len(void **st
 	assert_int_equal(feature_compressed(&fb, 1, 0, 4096), 0); /* too small */
 	struct writer_feature live = { PD_FEAT_COMPRESSED, fb.data, fb.len };
 	struct writer w;
-	assert_int_equal(writer_begin_live(&w, fd, &ev, 1, &live, 1), 0);
+	assert_int_equal(writer_begin(&w, fd, &ev, 1), 0);
+	assert_int_equal(writer_append_feature(&w, &live), 0);
 	struct compressor c;
 	assert_int_equal(compress_init(&c, 1, SPAN), 0);
 	uint8_t *span = malloc(SPAN);
-	size_t n = fill_samples(span, 64 * 1024, 5, false); /* compresses into one record */
+	size_t n = fill_samples(span, 32 * 1024, 5, false); /* one chunk, one record */
 	struct iovec iov = { span, n };
 	size_t len;
 	assert_int_equal(compress_span(&c, &iov, 1, &len), 0);
 	size_t nrec = check_records(c.out, len);
 	if (nrec != 1)
-		fail_msg("64 KiB of samples gave %zu records, %zu bytes", nrec, len);
+		fail_msg("32 KiB of samples gave %zu records, %zu bytes", nrec, len);
 	struct iovec out = { c.out, len };
 	assert_int_equal(writer_append(&w, &out, 1), 0);
+	assert_int_equal(writer_checkpoint(&w), 0);
 
 	struct reader r;
 	struct err e = { "" };
@@ -285,6 +392,7 @@ static void test_reader_compressed_record_without_feature_is_explained(void **st
 	struct err e = { "" };
 	assert_int_equal(reader_open_file(&r, path, &e), 0);
 	struct reader_record rec;
+	assert_int_equal(reader_next(&r, &rec, &e), 1); /* the opening round */
 	assert_int_equal(reader_next(&r, &rec, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "no usable zstd COMPRESSED feature"));
 	reader_close(&r);
@@ -359,6 +467,8 @@ int main(void)
 		cmocka_unit_test(test_compress_span_splits_into_records_below_64k_that_decode),
 		cmocka_unit_test(test_compress_span_of_two_iovecs_is_one_stream_of_bytes),
 		cmocka_unit_test(test_compress_span_larger_than_max_is_einval),
+		cmocka_unit_test(test_compress_every_record_decodes_to_whole_records),
+		cmocka_unit_test(test_compress_input_kept_counts_whole_chunks),
 		cmocka_unit_test(test_compressed_file_reads_back_killed_and_finished),
 		cmocka_unit_test(test_reader_rejects_compressed_record_bigger_than_mmap_len),
 		cmocka_unit_test(test_reader_compressed_record_without_feature_is_explained),

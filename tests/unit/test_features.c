@@ -51,6 +51,7 @@ static void fixture_init(struct fixture *x, bool pipe)
 	x->host.nr_cpus_avail = x->host.nr_cpus_online = 1;
 	options_init(&x->opts);
 	x->opts.pipe = pipe;
+	x->in.pipe = pipe;
 	x->argv[0] = "psrec";
 	x->argv[1] = "true";
 	x->opts.argv = x->argv;

@@ -1,0 +1,117 @@
+#!/bin/bash
+# kill_anywhere.sh MODE - kill psrec at each of its first KILL_CALLS writes
+# (strace fault injection: SIGKILL on entry to the N-th pwrite64, then the
+# N-th pwritev; pipe mode: write, writev), then at random times, and check
+# that every file left behind is readable by perf report as it is, or
+# becomes so with psrec recover, which keeps every complete sample.
+# MODE: plain, z, g, pipe. Checks the writer invariants W1-W4 of
+# docs/writer.md.
+. "$(dirname "$0")/lib.sh"
+need_perf
+command -v strace >/dev/null || skip "strace is not installed (Debian: apt-get install strace)"
+
+mode=${1:?usage: kill_anywhere.sh plain|z|g|pipe}
+calls=${KILL_CALLS:-60}
+randoms=${KILL_RANDOM:-10}
+case "$mode" in
+plain) opts=(); syscalls=(pwrite64 pwritev) ;;
+z) opts=(-z); syscalls=(pwrite64 pwritev) ;;
+g) opts=(-g); syscalls=(pwrite64 pwritev) ;;
+pipe) opts=(); syscalls=(write writev) ;;
+*) fail "unknown mode $mode" ;;
+esac
+# A small ring at a high rate: a pass every few ms, so the first writes
+# cover setup, many passes, and the finish.
+rec=(-q "${opts[@]}" -m 1 -F 4000 -e cpu-clock)
+out=$TMP/k.data
+
+record() { # record [strace args...]: one recording into $out
+	rm -f "$out" "$out.old" "$out".*
+	if [ "$mode" = pipe ]; then
+		"$@" "$PSREC" "${rec[@]}" -o - -- "$SPIN" 0.4 >"$out" 2>"$TMP/psrec.err"
+	else
+		"$@" "$PSREC" "${rec[@]}" -o "$out" -- "$SPIN" 0.4 2>"$TMP/psrec.err"
+	fi
+}
+
+# What perf says about the file: "ok N" (N samples, no complaint) or "bad".
+perf_verdict() {
+	local txt
+	txt=$("$PERF" report -i "$1" --stdio --sort comm 2>"$TMP/perf.err")
+	# A file killed before its first samples is valid, and empty.
+	if grep -q 'data has no samples' "$TMP/perf.err"; then
+		echo "ok 0"
+		return
+	fi
+	if grep -Eiq "couldn't|failed|error|invalid|not a perf|cannot|can't" "$TMP/perf.err"; then
+		echo bad
+		return
+	fi
+	echo "ok $(report_samples <<<"$txt")"
+}
+
+readable=0 recovered=0 absent=0 total=0
+check() { # check WHAT: the file left by a killed recording
+	total=$((total + 1))
+	# W1: no file, or a file perf reads (or the repair makes readable).
+	if [ ! -e "$out" ]; then
+		absent=$((absent + 1))
+		# W5: nothing left behind either.
+		ls "$TMP" | grep -E '^k\.data.|\.tmp$' && fail "$1: litter left behind"
+		return 0
+	fi
+	[ -s "$out" ] || { absent=$((absent + 1)); return 0; }
+	local v
+	v=$(perf_verdict "$out")
+	if [ "$v" != bad ]; then
+		readable=$((readable + 1))
+		"$PDCHECK" "$out" >/dev/null 2>"$TMP/pdcheck.err" || {
+			cat "$TMP/pdcheck.err" >&2
+			fail "$1: perf reads the file, psrec's reader does not"
+		}
+		return 0
+	fi
+	[ "$mode" = pipe ] && { cat "$TMP/perf.err" >&2; fail "$1: pipe stream unreadable"; }
+	# W4: the repair makes it readable, keeping every complete sample.
+	local before
+	before=$("$PDCHECK" --to-eof "$out" 2>/dev/null | sed -n 's/^samples //p')
+	"$PSREC" recover "$out" >"$TMP/recover.out" 2>&1 || {
+		cat "$TMP/recover.out" >&2
+		fail "$1: perf cannot read the file and psrec recover fails"
+	}
+	v=$(perf_verdict "$out")
+	[ "$v" != bad ] || { cat "$TMP/perf.err" >&2; fail "$1: unreadable even after psrec recover"; }
+	if [ -n "$before" ] && [ "${v#ok }" -lt "$before" ]; then
+		fail "$1: recover kept ${v#ok } samples of the $before complete ones"
+	fi
+	recovered=$((recovered + 1))
+	echo "$1: needed psrec recover: $(head -c 300 "$TMP/recover.out")"
+}
+
+# How many calls of each kind a whole recording makes: killing past the
+# last one would only repeat a normal recording.
+record strace -f -qq -o "$TMP/calls.txt" -e trace="$(IFS=,; echo "${syscalls[*]}")"
+for sc in "${syscalls[@]}"; do
+	made=$(grep -c "^[0-9]* *$sc(" "$TMP/calls.txt")
+	[ "$made" -gt 0 ] || fail "$mode: a recording made no $sc call"
+	last=$((made < calls ? made : calls))
+	for n in $(seq 1 "$last"); do
+		record strace -f -qq -o /dev/null -e trace="$sc" -e inject="$sc:signal=KILL:when=$n"
+		check "$mode: killed at $sc #$n of $made"
+	done
+done
+for i in $(seq 1 "$randoms"); do
+	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.3f", rand() * 0.5 }')
+	rm -f "$out"
+	if [ "$mode" = pipe ]; then
+		"$PSREC" "${rec[@]}" -o - -- "$SPIN" 0.4 >"$out" 2>"$TMP/psrec.err" &
+	else
+		"$PSREC" "${rec[@]}" -o "$out" -- "$SPIN" 0.4 2>"$TMP/psrec.err" &
+	fi
+	pid=$!
+	sleep "$delay"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	check "$mode: killed after ${delay}s"
+done
+echo "ok: $mode: $total kills: $readable readable as they were, $recovered after psrec recover, $absent left no file"
