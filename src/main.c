@@ -228,14 +228,12 @@ static int cmd_recover(int argc, char **argv)
 			argv[1], r.records);
 		return 0;
 	}
-	if (r.compressed)
-		fprintf(stderr, "psrec: recovered %s: kept %" PRIu64 " records (%" PRIu64 " of them compressed), data size %" PRIu64
-			" -> %" PRIu64 " bytes, COMPRESSED feature rewritten (mmap_len %u)\n", argv[1], r.records, r.compressed,
-			r.old_data_size, r.data_size, r.mmap_len);
-	else
-		fprintf(stderr, "psrec: recovered %s: kept %" PRIu64 " records (%" PRIu64 " samples), data size %" PRIu64
-			" -> %" PRIu64 " bytes, feature bitmap cleared\n", argv[1], r.records, r.samples,
-			r.old_data_size, r.data_size);
+	char comp[64] = "";
+	if (r.mmap_len)
+		snprintf(comp, sizeof(comp), ", a COMPRESSED feature added (mmap_len %u)", r.mmap_len);
+	fprintf(stderr, "psrec: recovered %s: kept %" PRIu64 " records (%" PRIu64 " samples), data size %" PRIu64
+		" -> %" PRIu64 " bytes, %zu feature%s kept%s\n", argv[1], r.records, r.samples,
+		r.old_data_size, r.data_size, r.features, r.features == 1 ? "" : "s", comp);
 	return 0;
 }
 

@@ -190,6 +190,8 @@ static int open_pipe(struct reader *r, struct err *e)
 	return 0;
 }
 
+static int open_file_format(struct reader *r, struct err *e);
+
 int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
@@ -219,7 +221,25 @@ int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e)
 	if (len < PD_FILE_HEADER_SIZE)
 		return err_set(e, -EINVAL, "truncated header: file has %zu bytes, header needs 104", len);
 	memcpy(&r->hdr, p, sizeof(r->hdr));
+	return open_file_format(r, e);
+}
 
+int reader_open_mem_as(struct reader *r, const void *p, size_t len, const struct pd_file_header *hdr,
+		       struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->base = p;
+	r->len = len;
+	if (len < PD_FILE_HEADER_SIZE || hdr->magic != PD_MAGIC || hdr->size != PD_FILE_HEADER_SIZE)
+		return err_set(e, -EINVAL, "not a perf.data file header");
+	r->hdr = *hdr;
+	return open_file_format(r, e);
+}
+
+/* The checks of a file-format header in r->hdr, then the attrs. */
+static int open_file_format(struct reader *r, struct err *e)
+{
+	size_t len = r->len;
 	const struct pd_file_header *h = &r->hdr;
 	if (!in_bounds(h->data.offset, h->data.size, len))
 		return err_set(e, -EINVAL, "data section [%" PRIu64 ", +%" PRIu64 ") at offset 40 extends past the end of the %zu-byte file (truncated?)",
@@ -458,13 +478,19 @@ int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
 {
 	for (;;) {
 		int k = next_decompressed(r, rec, e);
+		if (k < 0)
+			r->error_at = r->dsrc;
 		if (k != 0)
 			return k;
 		k = next_raw(r, rec, e);
 		if (k <= 0) {
-			if (k == 0 && r->dlen > r->dpos)
+			if (k < 0)
+				r->error_at = r->pos;
+			if (k == 0 && r->dlen > r->dpos) {
+				r->error_at = r->dsrc;
 				return err_set(e, -EINVAL, "compressed data ends inside a record (COMPRESSED record at offset %" PRIu64 ")",
 					       r->dsrc);
+			}
 			return k;
 		}
 		/* perf takes a feature record in file mode too, when it meets it
@@ -478,8 +504,10 @@ int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
 		if (rec->type != PD_RECORD_COMPRESSED)
 			return 1;
 		k = decompress(r, rec, e);
-		if (k)
+		if (k) {
+			r->error_at = rec->offset;
 			return k;
+		}
 	}
 }
 

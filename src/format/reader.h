@@ -65,6 +65,9 @@ struct reader {
 	size_t mmap_len;            /* from the COMPRESSED feature; 0: none */
 	uint8_t *owned;             /* input read from a pipe, freed at close */
 	uint64_t nr_compressed;
+	uint64_t error_at;          /* after reader_next failed: the offset of the
+				       record (COMPRESSED, for data inside one)
+				       from which the data does not read */
 };
 
 /* Map and validate the header, attrs and ids of a file ("-": standard
@@ -72,6 +75,10 @@ struct reader {
 int reader_open_file(struct reader *r, const char *path, struct err *e);
 /* The same over memory the caller keeps alive until reader_close(). */
 int reader_open_mem(struct reader *r, const void *p, size_t len, struct err *e);
+/* File format over memory, with hdr taken instead of the bytes at p
+ * (psrec recover checks a header before it writes it). */
+int reader_open_mem_as(struct reader *r, const void *p, size_t len, const struct pd_file_header *hdr,
+		       struct err *e);
 void reader_close(struct reader *r);
 
 /* Next record of the data section: 1 and *rec filled, 0 at the end, or

@@ -14,7 +14,17 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "format/reader.h"
 #include "psrec/perf_data.h"
+
+/* Rounds of "the reader stops at X: end the data before X". Each one
+ * drops at least one COMPRESSED record; a stream whose records straddle
+ * COMPRESSED records needs one per straddle at the cut. */
+#define MAX_ROUNDS 64
+/* What perf's COMPRESSED payload holds: version, type, level, ratio,
+ * mmap_len (u32 each). */
+#define COMP_LEN 20
+#define MAX_TABLE 256
 
 /* Types perf 6.1 knows: a record of any other type ends the walk. */
 static bool known_type(uint32_t t)
@@ -40,71 +50,50 @@ static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Follows record boundaries through a decompressed byte stream that may
- * cut records (and even their headers) anywhere. */
-struct stream_walk {
-	uint8_t hdr[sizeof(struct pd_event_header)];
-	size_t have;            /* header bytes collected */
-	size_t left;            /* body bytes of the current record still to come */
+/* What the walk saw of COMPRESSED data. */
+struct walk {
+	uint64_t first_compressed;      /* offset of the first COMPRESSED record, 0: none */
+	bool feature_record;            /* a HEADER_FEATURE COMPRESSED record comes first */
 };
 
-static int stream_walk_feed(struct stream_walk *w, const uint8_t *p, size_t n)
+/* Walk the complete records of types perf knows in [begin, limit), count
+ * them, and return where they end: at limit, or at the first record that
+ * is cut short, impossibly sized or of an unknown type (where a feature
+ * table or junk begins). */
+static uint64_t walk_records(const uint8_t *base, uint64_t begin, uint64_t limit, struct recover_result *res,
+			     struct walk *w)
 {
-	while (n) {
-		if (w->left) {
-			size_t k = n < w->left ? n : w->left;
-			w->left -= k;
-			p += k;
-			n -= k;
-			continue;
+	res->records = res->samples = res->compressed = 0;
+	memset(w, 0, sizeof(*w));
+	uint64_t pos = begin;
+	while (limit - pos >= sizeof(struct pd_event_header)) {
+		struct pd_event_header rh;
+		memcpy(&rh, base + pos, sizeof(rh));
+		if (rh.size < sizeof(rh) || rh.size > limit - pos || !known_type(rh.type))
+			break;
+		if (rh.type == PD_RECORD_COMPRESSED && !w->first_compressed)
+			w->first_compressed = pos;
+		if (rh.type == PD_RECORD_HEADER_FEATURE && !w->first_compressed && rh.size >= 16 + COMP_LEN) {
+			uint64_t feat;
+			memcpy(&feat, base + pos + 8, sizeof(feat));
+			w->feature_record |= feat == PD_FEAT_COMPRESSED;
 		}
-		size_t k = sizeof(w->hdr) - w->have;
-		if (k > n)
-			k = n;
-		memcpy(w->hdr + w->have, p, k);
-		w->have += k;
-		p += k;
-		n -= k;
-		if (w->have == sizeof(w->hdr)) {
-			struct pd_event_header h;
-			memcpy(&h, w->hdr, sizeof(h));
-			if (h.size < sizeof(h))
-				return -EINVAL;
-			w->left = h.size - sizeof(h);
-			w->have = 0;
-		}
+		res->compressed += rh.type == PD_RECORD_COMPRESSED;
+		res->samples += rh.type == PD_RECORD_SAMPLE;
+		res->records++;
+		pos += rh.size;
 	}
-	return 0;
+	return pos;
 }
 
-static bool stream_walk_at_boundary(const struct stream_walk *w)
-{
-	return w->have == 0 && w->left == 0;
-}
-
-/*
- * Decompress every COMPRESSED record in [begin, end). *mmap_len gets the
- * largest output of one record (what perf sizes its buffer by, a bound
- * for any prefix too); *whole_end the end of the last record, at most
- * limit, after which the decompressed stream is at a record boundary: a
- * killed recorder can leave the stream cut inside a record whose rest was
- * in a COMPRESSED record that never reached the disk. -EINVAL when the
- * data does not decode.
- */
-static int scan_compressed(const uint8_t *base, uint64_t begin, uint64_t end, uint64_t limit,
-			   uint32_t *mmap_len, uint64_t *whole_end)
+/* The largest output of one COMPRESSED record in [begin, end): what perf
+ * sizes its buffer by. 0 when nothing decodes. */
+static uint32_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t end)
 {
 	size_t cap = 1 << 20, max = 0;
 	uint8_t *out = malloc(cap);
 	ZSTD_DStream *ds = ZSTD_createDStream();
-	struct stream_walk w = { .have = 0 };
-	int ret = 0;
-	*whole_end = begin;
-	if (!out || !ds) {
-		ret = -ENOMEM;
-		goto done;
-	}
-	for (uint64_t pos = begin; pos < end;) {
+	for (uint64_t pos = begin; out && ds && pos < end;) {
 		struct pd_event_header h;
 		memcpy(&h, base + pos, sizeof(h));
 		if (h.type == PD_RECORD_COMPRESSED) {
@@ -113,51 +102,264 @@ static int scan_compressed(const uint8_t *base, uint64_t begin, uint64_t end, ui
 			for (;;) {
 				ZSTD_outBuffer o = { out, cap, 0 };
 				size_t r = ZSTD_decompressStream(ds, &o, &in);
-				if (ZSTD_isError(r) || stream_walk_feed(&w, out, o.pos) < 0) {
-					ret = -EINVAL;
+				if (ZSTD_isError(r))
 					goto done;
-				}
 				got += o.pos;
-				if (in.pos == in.size && o.pos < o.size)
+				if ((in.pos == in.size && o.pos < o.size) || got > (1u << 30))
 					break;
-				if (got > (1u << 30)) {
-					ret = -EINVAL;
-					goto done;
-				}
 			}
 			if (got > max)
 				max = got;
 		}
 		pos += h.size;
-		if (stream_walk_at_boundary(&w) && pos <= limit)
-			*whole_end = pos;
 	}
-	*mmap_len = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 done:
 	free(out);
 	ZSTD_freeDStream(ds);
-	return ret;
+	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 
-/* Walk the complete records of types perf knows in [begin, limit), count
- * them, and return where they end: at limit, or at the first record that
- * is cut short, impossibly sized or of an unknown type (where a feature
- * table or junk begins). */
-static uint64_t walk_records(const uint8_t *base, uint64_t begin, uint64_t limit, struct recover_result *res)
+/* A COMPRESSED payload perf can use: zstd, and a buffer size. */
+static bool comp_usable(const uint8_t *p, uint64_t len, uint32_t *mmap_len)
 {
-	res->records = res->samples = res->compressed = 0;
-	uint64_t pos = begin;
-	while (limit - pos >= sizeof(struct pd_event_header)) {
-		struct pd_event_header rh;
-		memcpy(&rh, base + pos, sizeof(rh));
-		if (rh.size < sizeof(rh) || rh.size > limit - pos || !known_type(rh.type))
-			break;
-		res->compressed += rh.type == PD_RECORD_COMPRESSED;
-		res->samples += rh.type == PD_RECORD_SAMPLE;
-		res->records++;
-		pos += rh.size;
+	uint32_t type, ml;
+	if (len < COMP_LEN)
+		return false;
+	memcpy(&type, p + 4, 4);
+	memcpy(&ml, p + 16, 4);
+	if (type != 1 || ml == 0)
+		return false;
+	*mmap_len = ml;
+	return true;
+}
+
+struct entry {
+	unsigned feat;
+	struct pd_section s;
+};
+
+/*
+ * The entries of the header's feature table that a reader can use: inside
+ * the file, outside [data.offset, table end), COMPRESSED decodable. Only
+ * when the data still ends where the table is (a table overwritten by
+ * records holds nothing). Returns how many; *all_ok says whether every set
+ * bit had one.
+ */
+static size_t intact_features(const uint8_t *base, uint64_t size, const struct pd_file_header *h,
+			      uint64_t data_end, struct entry *out, bool *all_ok)
+{
+	size_t n = 0, k = 0, nbits = 0;
+	*all_ok = true;
+	for (unsigned b = 0; b < PD_FEAT_BITS; b++)
+		nbits += (h->features[b / 64] >> (b % 64)) & 1;
+	uint64_t table = h->data.offset + h->data.size;
+	uint64_t table_end = table + nbits * sizeof(struct pd_section);
+	for (unsigned b = 0; b < PD_FEAT_BITS; b++) {
+		if (!((h->features[b / 64] >> (b % 64)) & 1))
+			continue;
+		uint64_t ent = table + k++ * sizeof(struct pd_section);
+		struct pd_section s;
+		bool ok = table >= data_end && ent <= size && size - ent >= sizeof(s);
+		if (ok) {
+			memcpy(&s, base + ent, sizeof(s));
+			/* inside the file, clear of the data and of the table */
+			ok = s.offset <= size && s.size <= size - s.offset &&
+			     (s.offset >= table_end || s.offset + s.size <= h->data.offset);
+		}
+		uint32_t ml;
+		if (ok && b == PD_FEAT_COMPRESSED)
+			ok = comp_usable(base + s.offset, s.size, &ml);
+		if (ok && n < MAX_TABLE)
+			out[n++] = (struct entry){ b, s };
+		else
+			*all_ok = false;
 	}
-	return pos;
+	return n;
+}
+
+/* psrec 0.1 kept COMPRESSED before the data, between the attrs and
+ * data.offset: a file it left between two writes still has it there. */
+static bool gap_payload(const uint8_t *base, const struct pd_file_header *h, struct pd_section *s)
+{
+	uint64_t at = h->attrs.offset + h->attrs.size;
+	uint32_t ml;
+	if (!((h->features[PD_FEAT_COMPRESSED / 64] >> (PD_FEAT_COMPRESSED % 64)) & 1) ||
+	    at > h->data.offset || h->data.offset - at < COMP_LEN || !comp_usable(base + at, COMP_LEN, &ml))
+		return false;
+	*s = (struct pd_section){ at, COMP_LEN };
+	return true;
+}
+
+/* The repair: the data ends at end, and a new feature table (entries
+ * kept from the old one, maybe a COMPRESSED entry) follows it. */
+struct plan {
+	uint64_t end;
+	struct entry e[MAX_TABLE + 1];
+	size_t n;
+	bool new_comp;                  /* a COMPRESSED payload written after the table */
+	uint8_t comp[COMP_LEN];
+	uint32_t mmap_len;              /* what the reader decompresses with; 0: none */
+};
+
+static uint64_t plan_len(const struct plan *p)
+{
+	return p->n * sizeof(struct pd_section) + (p->new_comp ? COMP_LEN : 0);
+}
+
+/*
+ * Lay out the table for data ending at p->end: the intact entries whose
+ * payloads it does not cover, and COMPRESSED if the data needs it and
+ * gets it from nowhere else (a kept entry, a HEADER_FEATURE record).
+ */
+static void plan_table(struct plan *p, const uint8_t *base, uint64_t size, const struct pd_file_header *h,
+		       const struct walk *w, bool compressed, uint32_t measured)
+{
+	struct entry kept[MAX_TABLE];
+	bool all_ok;
+	size_t nk = intact_features(base, size, h, p->end, kept, &all_ok);
+	p->n = 0;
+	p->new_comp = false;
+	p->mmap_len = 0;
+	bool need_comp = compressed && !w->feature_record;
+	struct pd_section gap;
+	for (size_t i = 0; i < nk; i++) {
+		if (kept[i].feat == PD_FEAT_COMPRESSED && !need_comp)
+			continue;
+		p->e[p->n++] = kept[i];
+	}
+	bool have_comp = false;
+	for (size_t i = 0; i < p->n; i++)
+		have_comp |= p->e[i].feat == PD_FEAT_COMPRESSED;
+	if (need_comp && !have_comp) {
+		/* ascending ids: COMPRESSED goes before any id above it */
+		size_t at = 0;
+		while (at < p->n && p->e[at].feat < PD_FEAT_COMPRESSED)
+			at++;
+		memmove(&p->e[at + 1], &p->e[at], (p->n - at) * sizeof(p->e[0]));
+		p->n++;
+		if (gap_payload(base, h, &gap)) {
+			p->e[at] = (struct entry){ PD_FEAT_COMPRESSED, gap };
+		} else {
+			p->new_comp = true;
+			p->e[at] = (struct entry){ PD_FEAT_COMPRESSED, { 0, COMP_LEN } };
+			uint32_t v[5] = { 0, 1, 0, 0, measured ? measured : 1 };
+			memcpy(p->comp, v, sizeof(v));
+		}
+	}
+	/* Drop kept payloads the new table would overwrite, until none. */
+	for (bool again = true; again;) {
+		again = false;
+		uint64_t lo = p->end, hi = p->end + plan_len(p);
+		for (size_t i = 0; i < p->n; i++) {
+			const struct pd_section *s = &p->e[i].s;
+			bool mine = p->new_comp && p->e[i].feat == PD_FEAT_COMPRESSED;
+			if (!mine && s->offset < hi && lo < s->offset + s->size) {
+				memmove(&p->e[i], &p->e[i + 1], (p->n - i - 1) * sizeof(p->e[0]));
+				p->n--;
+				again = true;
+				break;
+			}
+		}
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->e[i].feat != PD_FEAT_COMPRESSED)
+			continue;
+		if (p->new_comp)
+			p->e[i].s.offset = p->end + p->n * sizeof(struct pd_section);
+		comp_usable(p->new_comp ? p->comp : base + p->e[i].s.offset, COMP_LEN, &p->mmap_len);
+	}
+}
+
+/* Read every record (those inside COMPRESSED ones too) and count them. */
+static int count_records(struct reader *r, struct recover_result *res, struct err *e)
+{
+	struct reader_record rec;
+	int k;
+	res->records = res->samples = 0;
+	while ((k = reader_next(r, &rec, e)) == 1) {
+		res->records++;
+		res->samples += rec.type == PD_RECORD_SAMPLE;
+	}
+	return k;
+}
+
+/* Does psrec's reader read every record of the planned data? If not,
+ * *stop gets the record it stops at. */
+static int plan_reads(const uint8_t *base, uint64_t size, const struct pd_file_header *h, const struct plan *p,
+		      uint64_t *stop, struct recover_result *res, struct err *e)
+{
+	struct pd_file_header cand = *h;
+	cand.data.size = p->end - h->data.offset;
+	memset(cand.features, 0, sizeof(cand.features));
+	struct reader r;
+	int err = reader_open_mem_as(&r, base, size, &cand, e);
+	if (err)
+		return err;
+	r.mmap_len = p->mmap_len > (1u << 30) ? (1u << 30) : p->mmap_len;
+	int k = count_records(&r, res, e);
+	*stop = r.error_at;
+	reader_close(&r);
+	return k;
+}
+
+static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, const struct pd_file_header *h,
+		  struct recover_result *res, struct err *e)
+{
+	static struct plan p;   /* 4 KiB of entries: not on the stack */
+	struct walk w;
+	p.end = walk_records(base, h->data.offset, size, res, &w);
+	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p.end) : 0;
+	for (int round = 0;; round++) {
+		if (round == MAX_ROUNDS)
+			return err_set(e, -EINVAL, "%s: the data does not read back however it is cut; nothing changed", path);
+		p.end = walk_records(base, h->data.offset, p.end, res, &w);
+		plan_table(&p, base, size, h, &w, res->compressed > 0, measured);
+		if (size - p.end < plan_len(&p)) {
+			/* No room after the data: end it earlier. */
+			if (size - h->data.offset < plan_len(&p))
+				return err_set(e, -ENOSPC, "%s: no room after the data for its feature table; nothing changed", path);
+			p.end = walk_records(base, h->data.offset, size - plan_len(&p), res, &w);
+			continue;
+		}
+		uint64_t stop = 0;
+		struct err re = { "" };
+		int k = plan_reads(base, size, h, &p, &stop, res, &re);
+		if (k == 0)
+			break;
+		if (stop <= h->data.offset || stop >= p.end)
+			return err_set(e, -EINVAL, "%s: %s; nothing changed", path, re.msg);
+		p.end = stop;
+	}
+	res->data_size = p.end - h->data.offset;
+	res->unused_bytes = size - p.end;
+	res->mmap_len = p.new_comp ? p.mmap_len : 0;
+	res->features = p.n;
+
+	/* The table first, then the header that points at it, in one pwrite
+	 * (data.size through the bitmap): a kill leaves the old or the new. */
+	uint8_t *tail = calloc(1, plan_len(&p) + 1);
+	if (!tail)
+		return -ENOMEM;
+	struct pd_file_header nh = *h;
+	nh.data.size = res->data_size;
+	memset(nh.features, 0, sizeof(nh.features));
+	for (size_t i = 0; i < p.n; i++) {
+		memcpy(tail + i * sizeof(struct pd_section), &p.e[i].s, sizeof(struct pd_section));
+		nh.features[p.e[i].feat / 64] |= 1ULL << (p.e[i].feat % 64);
+	}
+	if (p.new_comp)
+		memcpy(tail + p.n * sizeof(struct pd_section), p.comp, COMP_LEN);
+	int err = pwrite_all(fd, tail, plan_len(&p), p.end);
+	free(tail);
+	const size_t from = PD_HEADER_DATA_SIZE_OFFSET;
+	if (!err)
+		err = pwrite_all(fd, (const uint8_t *)&nh + from, sizeof(nh) - from, from);
+	if (!err)
+		err = fsync(fd) < 0 ? -errno : 0;
+	if (err)
+		return err_set(e, err, "cannot write %s: %s", path, strerror(-err));
+	res->changed = true;
+	return 0;
 }
 
 int recover_file(const char *path, struct recover_result *res, struct err *e)
@@ -194,69 +396,46 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 					       : "%s is not a perf.data file (bad magic or header size); nothing changed", path);
 		goto out;
 	}
-	if (h.data.offset < PD_FILE_HEADER_SIZE || h.data.offset > size || h.attr_size < 80 ||
-	    h.attrs.offset < PD_FILE_HEADER_SIZE || h.attrs.offset > size || h.attrs.size > size - h.attrs.offset ||
-	    h.attrs.size == 0) {
-		err = err_set(e, -EINVAL, "%s: the header's attrs or data section is not inside the file; it is not a repairable perf.data",
-			      path);
+	/* The attrs and ids must be what the reader takes: the repair only
+	 * ever rewrites data.size and the features. */
+	struct pd_file_header probe = h;
+	probe.data.size = 0;
+	memset(probe.features, 0, sizeof(probe.features));
+	struct reader r;
+	struct err re = { "" };
+	if (h.data.offset > size || reader_open_mem_as(&r, base, size, &probe, &re) != 0) {
+		err = err_set(e, -EINVAL, "%s: %s; it is not a repairable perf.data, nothing changed", path,
+			      h.data.offset > size ? "the data section starts past the end of the file" : re.msg);
 		goto out;
 	}
+	reader_close(&r);
 
-	uint64_t end = walk_records(base, h.data.offset, size, res);
+	/* Already right: the records perf knows end where the header says,
+	 * every feature is intact, and the whole data reads. */
 	res->old_data_size = h.data.size;
-	res->data_size = end - h.data.offset;
-	res->unused_bytes = size - end;
-	/* The header already ends the data here: a finished file (its
-	 * feature table follows the data) or one killed right after a
-	 * checkpoint. Leave it alone. */
-	if (h.data.size == res->data_size)
-		goto out;
-	uint64_t bits[4] = { 0, 0, 0, 0 };
-	struct { uint32_t ver, type, level, ratio, mmap_len; } comp = { 0, 1, 0, 0, 0 };
-	struct pd_section table;
-	if (res->compressed) {
-		/* End where the stream is whole and the feature table (and its
-		 * payload) still fits after the data. */
-		size_t need = sizeof(table) + sizeof(comp);
-		if (size - h.data.offset < need) {
-			err = err_set(e, -ENOSPC, "%s: no room after the data for the COMPRESSED feature; nothing changed", path);
+	struct walk w;
+	uint64_t end = walk_records(base, h.data.offset, size, res, &w);
+	struct entry kept[MAX_TABLE];
+	bool all_ok = false;
+	uint64_t data_end = h.data.offset + h.data.size;
+	if (data_end >= h.data.offset && data_end <= size)
+		intact_features(base, size, &h, data_end, kept, &all_ok);
+	if (all_ok && end <= data_end) {
+		struct reader chk;
+		uint64_t compressed = res->compressed;
+		int k = reader_open_mem(&chk, base, size, &re);
+		if (k == 0) {
+			k = count_records(&chk, res, &re);
+			reader_close(&chk);
+		}
+		if (k == 0) {
+			res->compressed = compressed;
+			res->data_size = h.data.size;
+			res->unused_bytes = size - data_end;
 			goto out;
 		}
-		uint64_t whole_end;
-		int serr = scan_compressed(base, h.data.offset, end, size - need, &comp.mmap_len, &whole_end);
-		if (serr < 0) {
-			err = err_set(e, serr, "%s: the compressed data does not decode; nothing changed", path);
-			goto out;
-		}
-		end = walk_records(base, h.data.offset, whole_end, res);
 	}
-	res->data_size = end - h.data.offset;
-	res->unused_bytes = size - end;
-
-	/* The feature table first, then the header that points at it. */
-	if (res->compressed) {
-		if (comp.mmap_len == 0)
-			comp.mmap_len = 1;
-		res->mmap_len = comp.mmap_len;
-		table.offset = end + sizeof(table);
-		table.size = sizeof(comp);
-		bits[PD_FEAT_COMPRESSED / 64] |= 1ULL << (PD_FEAT_COMPRESSED % 64);
-		uint8_t tail[sizeof(table) + sizeof(comp)];
-		memcpy(tail, &table, sizeof(table));
-		memcpy(tail + sizeof(table), &comp, sizeof(comp));
-		err = pwrite_all(fd, tail, sizeof(tail), end);
-	}
-	uint64_t dsize = res->data_size;
-	if (!err)
-		err = pwrite_all(fd, &dsize, sizeof(dsize), PD_HEADER_DATA_SIZE_OFFSET);
-	if (!err)
-		err = pwrite_all(fd, bits, sizeof(bits), offsetof(struct pd_file_header, features));
-	if (!err)
-		err = fsync(fd) < 0 ? -errno : 0;
-	if (err)
-		err = err_set(e, err, "cannot write %s: %s", path, strerror(-err));
-	else
-		res->changed = true;
+	err = repair(fd, path, base, size, &h, res, e);
 out:
 	if (base)
 		munmap(base, size);

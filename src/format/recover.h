@@ -1,28 +1,36 @@
 /*
  * recover.h - repairing a perf.data left behind by a recorder that was
- * killed (SIGKILL, OOM, power off): perf record leaves data.size 0 and a
- * feature bitmap pointing at a table it never wrote; perf report then
- * shows nothing (perf-data-format.md 10).
+ * killed (SIGKILL, OOM, power off, a full disk), or cut short in transit:
+ * perf record leaves data.size 0 and a feature bitmap pointing at a table
+ * it never wrote; a file cut inside its feature section has a header that
+ * points past the end (perf-data-format.md 10).
  *
- * The repair walks the records from data.offset and stops at the first one
- * that is cut short, has an impossible size, or has a type perf 6.1 does
- * not know (which is where a feature table or junk begins). It sets
- * data.size to the end of the last complete record and clears the feature
- * bitmap. If the data holds COMPRESSED records, perf needs the COMPRESSED
- * feature to size its decompression buffer: the repair measures the
- * largest decompressed record and writes a one-entry feature table right
- * after the data, dropping trailing records if the file has no room for
- * it. The decompressed stream must end at a record boundary too: records
- * inside it straddle COMPRESSED records, so a kill can leave its last
- * record half there; the data then ends at the last COMPRESSED record
- * after which the stream is whole. The file never grows and is never
- * truncated; only the header and, for compressed data, 36 bytes after the
- * kept data are written.
+ * A file is left alone when the records perf knows end where its header
+ * says, every feature it lists is there, and psrec's reader reads all of
+ * its data. Otherwise the repair:
+ *  - walks the records from data.offset and stops at the first one that
+ *    is cut short, has an impossible size, or has a type perf 6.1 does not
+ *    know (where a feature table or junk begins);
+ *  - keeps the features whose table entry and payload are intact, drops
+ *    the rest;
+ *  - gives COMPRESSED data the COMPRESSED feature perf needs to size its
+ *    decompression buffer, unless a HEADER_FEATURE record in the data
+ *    carries it (psrec's -z files): the payload psrec 0.1 kept before the
+ *    data if it is there, else a new one with the largest decompressed
+ *    record measured;
+ *  - ends the data earlier wherever the reader stops (a COMPRESSED record
+ *    that does not decode, or a stream cut inside a record that straddles
+ *    two COMPRESSED ones) or the table would not fit after it;
+ *  - writes the new table after the data, then data.size and the bitmap
+ *    in one pwrite, so a repair killed half-way leaves the old header.
+ * The file never grows and is never truncated. The attrs must already be
+ * what the reader accepts; a file whose attrs are broken is refused.
  */
 #ifndef PSREC_FORMAT_RECOVER_H
 #define PSREC_FORMAT_RECOVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/err.h"
@@ -34,7 +42,8 @@ struct recover_result {
 	uint64_t old_data_size;
 	uint64_t unused_bytes;      /* after the kept data (a cut record, a table) */
 	uint64_t compressed;        /* COMPRESSED records kept */
-	uint32_t mmap_len;          /* measured, when compressed */
+	uint32_t mmap_len;          /* of a new COMPRESSED feature (0: none written) */
+	size_t features;            /* in the repaired header */
 	bool changed;               /* false: the header was already right */
 };
 
