@@ -10,9 +10,11 @@
 #include <zstd.h>
 
 #include "format/compress.h"
+#include "format/feature.h"
 #include "format/reader.h"
 #include "format/recover.h"
 #include "format/writer.h"
+#include "util/buf.h"
 
 #define SPAN (1024 * 1024)
 
@@ -123,6 +125,7 @@ static size_t perf_style_compress(ZSTD_CCtx *cctx, const uint8_t *src, size_t n,
 struct zfile {
 	char path[64];
 	int fd;
+	struct writer w;        /* to finish it, if a test wants */
 	uint64_t first_span_end, end;
 	size_t nr_comp;         /* COMPRESSED records written */
 	size_t span_samples;
@@ -158,6 +161,7 @@ static void zfile_make(struct zfile *z)
 			z->first_span_end = w.end;
 	}
 	z->end = w.end;
+	z->w = w;
 	assert_true(z->nr_comp / 2 >= 3);       /* several records per span */
 	ZSTD_freeCCtx(cctx);
 	free(span);
@@ -231,6 +235,189 @@ static void test_compressed_file_without_room_drops_back_to_a_whole_point(void *
 	zfile_free(&z);
 }
 
+
+/* Every sample of the file, read with psrec's reader (inside COMPRESSED
+ * records too). */
+static size_t read_samples(const char *path)
+{
+	struct reader r;
+	struct err e = { "" };
+	if (reader_open_file(&r, path, &e) < 0)
+		fail_msg("open: %s", e.msg);
+	struct reader_record rec;
+	size_t n = 0;
+	int k;
+	while ((k = reader_next(&r, &rec, &e)) == 1)
+		n += rec.type == PD_RECORD_SAMPLE;
+	if (k < 0)
+		fail_msg("read: %s", e.msg);
+	reader_close(&r);
+	return n;
+}
+
+static void put_u64(int fd, uint64_t v, uint64_t off)
+{
+	assert_int_equal(pwrite(fd, &v, 8, (off_t)off), 8);
+}
+
+static void set_features(int fd, uint64_t w0)
+{
+	uint64_t bits[4] = { w0, 0, 0, 0 };
+	assert_int_equal(pwrite(fd, bits, sizeof(bits), 72), (ssize_t)sizeof(bits));
+}
+
+/*
+ * Regression (issue 10.4): psrec 0.1 killed in writer_finish, after the
+ * final feature table overwrote its live COMPRESSED entry and before the
+ * header was rewritten: data.size is right, the bitmap says COMPRESSED,
+ * and the entry the reader takes for it points at the hostname. recover
+ * said "needs no repair"; now the data gets a usable COMPRESSED feature.
+ */
+static void test_finish_window_file_gets_a_usable_compressed_feature(void **state)
+{
+	(void)state;
+	struct zfile z;
+	zfile_make(&z);
+	uint64_t data_offset;
+	assert_int_equal(pread(z.fd, &data_offset, 8, 40), 8);
+	put_u64(z.fd, z.end - data_offset, PD_HEADER_DATA_SIZE_OFFSET);
+	set_features(z.fd, 1ULL << PD_FEAT_COMPRESSED);
+	/* the final table: HOSTNAME first, then its payload */
+	struct pd_section t[2] = { { z.end + 32, 16 }, { z.end + 48, 20 } };
+	assert_int_equal(pwrite(z.fd, t, sizeof(t), (off_t)z.end), (ssize_t)sizeof(t));
+	assert_int_equal(pwrite(z.fd, "\x0b\0\0\0myhostname\0\0", 16, (off_t)(z.end + 32)), 16);
+	uint32_t comp[5] = { 0, 1, 1, 3, 1 << 20 };
+	assert_int_equal(pwrite(z.fd, comp, sizeof(comp), (off_t)(z.end + 48)), (ssize_t)sizeof(comp));
+
+	struct recover_result res;
+	struct err e = { "" };
+	if (recover_file(z.path, &res, &e) < 0)
+		fail_msg("recover: %s", e.msg);
+	assert_true(res.changed);
+	assert_true(res.mmap_len > 0);
+	assert_int_equal(res.data_size, z.end - data_offset);
+	assert_int_equal(read_samples(z.path), 2 * z.span_samples);
+	assert_int_equal(recover_file(z.path, &res, &e), 0);
+	assert_false(res.changed);
+	zfile_free(&z);
+}
+
+/* A finished perf-style -z file with HOSTNAME, COMPRESSED and CLOCK_DATA,
+ * then cut cut_back bytes before its end. */
+static void finish_and_cut(struct zfile *z, off_t cut_back)
+{
+	struct buf host = BUF_INIT, comp = BUF_INIT, clock = BUF_INIT;
+	assert_int_equal(feature_string(&host, "myhostname"), 0);
+	assert_int_equal(feature_compressed(&comp, 1, 3, 1 << 20), 0);
+	assert_int_equal(feature_clock_data(&clock, 1, 1000, 2000), 0);
+	struct writer_feature f[3] = {
+		{ PD_FEAT_HOSTNAME, host.data, host.len },
+		{ PD_FEAT_COMPRESSED, comp.data, comp.len },
+		{ PD_FEAT_CLOCK_DATA, clock.data, clock.len },
+	};
+	int ferr;
+	assert_int_equal(writer_finish(&z->w, f, 3, &ferr), 0);
+	assert_int_equal(ferr, 0);
+	assert_int_equal(ftruncate(z->fd, file_size(z->path) - cut_back), 0);
+	buf_free(&host);
+	buf_free(&comp);
+	buf_free(&clock);
+}
+
+static bool has_hostname(const char *path)
+{
+	struct reader r;
+	struct err e = { "" };
+	assert_int_equal(reader_open_file(&r, path, &e), 0);
+	const uint8_t *p;
+	size_t len;
+	bool ok = reader_feature(&r, PD_FEAT_HOSTNAME, &p, &len, &e) == 0 && memmem(p, len, "myhostname", 10);
+	reader_close(&r);
+	return ok;
+}
+
+/*
+ * Regression (issue 10.4): a finished -z file cut inside its feature
+ * section (half of all cut points) kept its header and, with COMPRESSED
+ * gone, read nothing: recover said it "needs no repair". Now the intact
+ * features stay, COMPRESSED is rebuilt when it was the one cut, and every
+ * sample reads.
+ */
+static void test_file_cut_in_its_feature_section_keeps_the_intact_features(void **state)
+{
+	(void)state;
+	struct recover_result res;
+	struct err e = { "" };
+	/* cut inside CLOCK_DATA, the last payload */
+	struct zfile z;
+	zfile_make(&z);
+	finish_and_cut(&z, 5);
+	if (recover_file(z.path, &res, &e) < 0)
+		fail_msg("recover: %s", e.msg);
+	assert_true(res.changed);
+	assert_int_equal(res.features, 2);
+	assert_int_equal(res.mmap_len, 0);              /* COMPRESSED kept as it was */
+	assert_int_equal(read_samples(z.path), 2 * z.span_samples);
+	assert_true(has_hostname(z.path));
+	zfile_free(&z);
+
+	/* cut inside COMPRESSED: a new one; HOSTNAME goes where it is in the way */
+	zfile_make(&z);
+	finish_and_cut(&z, 28);
+	if (recover_file(z.path, &res, &e) < 0)
+		fail_msg("recover: %s", e.msg);
+	assert_true(res.changed);
+	assert_true(res.mmap_len > 0);
+	assert_int_equal(read_samples(z.path), 2 * z.span_samples);
+	zfile_free(&z);
+}
+
+/*
+ * Regression (issue 10.4): psrec 0.1 kept COMPRESSED before the data and
+ * its table after it; killed between writing records over that table and
+ * the header update, its file lost every sample to recover. Its payload is
+ * still before the data: recover points a new table at it and keeps all.
+ */
+static void test_psrec01_append_window_file_keeps_every_sample(void **state)
+{
+	(void)state;
+	struct zfile z;
+	zfile_make(&z);
+	size_t len;
+	uint8_t *old = th_read_file(z.path, &len);
+	struct pd_file_header h;
+	memcpy(&h, old, sizeof(h));
+	/* The same file with a 24-byte COMPRESSED payload between the attrs
+	 * and the data. */
+	uint32_t comp[6] = { 0, 1, 1, 0, 1 << 20, 0 };
+	uint64_t d0 = h.data.offset;
+	h.data.offset += sizeof(comp);
+	uint64_t cut = h.data.offset + (z.first_span_end - d0);
+	h.data.size = cut - h.data.offset;              /* the first span only */
+	h.features[0] = 1ULL << PD_FEAT_COMPRESSED;
+	char path[64];
+	int fd = th_tmpfile(path);
+	assert_int_equal(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	assert_int_equal(pwrite(fd, old + sizeof(h), d0 - sizeof(h), sizeof(h)), (ssize_t)(d0 - sizeof(h)));
+	assert_int_equal(pwrite(fd, comp, sizeof(comp), (off_t)d0), (ssize_t)sizeof(comp));
+	assert_int_equal(pwrite(fd, old + d0, len - d0, (off_t)h.data.offset), (ssize_t)(len - d0));
+	/* and, after the records, the new table it wrote before the kill */
+	struct pd_section live = { d0, 20 };
+	assert_int_equal(pwrite(fd, &live, sizeof(live), (off_t)(h.data.offset + len - d0)), (ssize_t)sizeof(live));
+	free(old);
+
+	struct recover_result res;
+	struct err e = { "" };
+	if (recover_file(path, &res, &e) < 0)
+		fail_msg("recover: %s", e.msg);
+	assert_true(res.changed);
+	assert_int_equal(res.mmap_len, 0);              /* no new payload: the old one */
+	assert_int_equal(read_samples(path), 2 * z.span_samples);
+	close(fd);
+	unlink(path);
+	zfile_free(&z);
+}
+
 static void test_text_file_is_refused_and_untouched(void **state)
 {
 	(void)state;
@@ -256,6 +443,9 @@ int main(void)
 		cmocka_unit_test(test_plain_file_cut_inside_a_record_keeps_the_complete_ones),
 		cmocka_unit_test(test_compressed_stream_cut_inside_a_record_ends_at_a_whole_one),
 		cmocka_unit_test(test_compressed_file_without_room_drops_back_to_a_whole_point),
+		cmocka_unit_test(test_finish_window_file_gets_a_usable_compressed_feature),
+		cmocka_unit_test(test_file_cut_in_its_feature_section_keeps_the_intact_features),
+		cmocka_unit_test(test_psrec01_append_window_file_keeps_every_sample),
 		cmocka_unit_test(test_text_file_is_refused_and_untouched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
