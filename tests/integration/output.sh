@@ -1,6 +1,9 @@
 #!/bin/bash
 # The output file: mode 0600, an existing file becomes FILE.old, and under
 # sudo it belongs to the user who ran sudo (or they need perf report -f).
+# Devices, FIFOs and /proc fd links are written through, never replaced; a
+# failed start leaves FILE and FILE.old as they were; nothing is left
+# behind by a kill during setup (issue 10.1, 10.5, 10.10).
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -17,4 +20,57 @@ if [ "$(id -u)" = 0 ]; then
 	[ "$(stat -c %u:%g "$TMP/sudo.data")" = 65534:65534 ] ||
 		fail "under sudo the file belongs to $(stat -c %u:%g "$TMP/sudo.data"), expected the sudo user"
 fi
+# Special files are written, not replaced (as root, /dev/null would have
+# become a regular file). A private null device, so that a regression
+# cannot break the machine's.
+if [ "$(id -u)" = 0 ] && mknod -m 666 "$TMP/null" c 1 3 2>/dev/null; then
+	"$PSREC" -q -e cpu-clock -o "$TMP/null" -- "$SPIN" 0.2 || fail "-o a null device failed"
+	[ -c "$TMP/null" ] || fail "-o replaced a character device with a regular file"
+fi
+mkfifo "$TMP/fifo"
+"$PERF" report -i - --stdio --sort comm <"$TMP/fifo" >"$TMP/fifo.txt" 2>"$TMP/perf.err" &
+reader=$!
+"$PSREC" -q -e cpu-clock -o "$TMP/fifo" -- "$SPIN" 0.3 || fail "-o FIFO failed"
+wait "$reader"
+[ -p "$TMP/fifo" ] || fail "the FIFO was replaced"
+n=$(report_samples <"$TMP/fifo.txt")
+[ "${n:-0}" -gt 50 ] || fail "perf read ${n:-0} samples through the FIFO"
+"$PSREC" -q -e cpu-clock -o /dev/stdout -- "$SPIN" 0.3 | "$PERF" report -i - --stdio --sort comm >"$TMP/stdout.txt" 2>"$TMP/perf.err"
+[ -L /dev/stdout ] || fail "/dev/stdout is no longer a symlink"
+n=$(report_samples <"$TMP/stdout.txt")
+[ "${n:-0}" -gt 50 ] || fail "perf read ${n:-0} samples through -o /dev/stdout"
+"$PSREC" -q -e cpu-clock -o /dev/stdout -- "$SPIN" 0.2 >"$TMP/redirected.data" || fail "-o /dev/stdout > file failed"
+"$PDCHECK" "$TMP/redirected.data" >/dev/null || fail "-o /dev/stdout into a file is unreadable"
+
+# A start that fails after the file got its name (126: the kernel refuses
+# the executable) puts back FILE and FILE.old, both.
+printf '\177ELF\002\001\001garbage' >"$TMP/notexec"
+chmod +x "$TMP/notexec"
+echo first >"$TMP/keep.data"
+echo older >"$TMP/keep.data.old"
+"$PSREC" -q -e cpu-clock -o "$TMP/keep.data" -- "$TMP/notexec" 2>"$TMP/err.txt"
+rc=$?
+[ "$rc" = 126 ] || fail "exec failure exited $rc, expected 126"
+[ "$(cat "$TMP/keep.data")" = first ] || fail "FILE changed by a failed start"
+[ "$(cat "$TMP/keep.data.old")" = older ] || fail "FILE.old lost by a failed start"
+
+# No temporary name derived from the output: a 240-byte name works, and
+# names another user could pre-create do not matter.
+long=$(printf 'l%.0s' $(seq 240))
+touch "$TMP/$long.psrec-1.tmp" "$TMP/.psrec-000000"
+"$PSREC" -q -e cpu-clock -o "$TMP/$long" -- true || fail "a 240-byte output name failed"
+"$PDCHECK" "$TMP/$long" >/dev/null || fail "the 240-byte output is unreadable"
+
+# Killed during setup (before the file has a name): nothing left behind.
+mkdir "$TMP/setup"
+for delay in 0.001 0.005 0.02; do
+	"$PSREC" -q -e cpu-clock -o "$TMP/setup/s.data" -- "$SPIN" 0.2 &
+	pid=$!
+	sleep "$delay"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	left=$(ls -A "$TMP/setup" | grep -v '^s\.data$' || true)
+	[ -z "$left" ] || fail "a kill after ${delay}s left $left behind"
+	rm -f "$TMP/setup/s.data"
+done
 echo "ok: output file placement"
