@@ -26,4 +26,18 @@ for z in "" -z; do
 	"$PDCHECK" "$out" >/dev/null || fail "$z: psrec's reader rejects the killed file"
 	echo "killed $z: $n samples"
 done
+# Killed before the first timed checkpoint (500 ms): the first pass that
+# wrote samples is already in the header (issue 10.12: it was empty).
+out="$TMP/early.data"
+"$PSREC" -q -e cpu-clock -F 1000 -o "$out" -- "$SPIN" 5 1 &
+pid=$!
+sleep 0.4
+child=$(pgrep -P "$pid" spin || true)
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+[ -n "$child" ] && kill -KILL "$child" 2>/dev/null
+txt=$(report -i "$out" --no-children --sort sym)
+n=$(report_samples <<<"$txt")
+[ "${n:-0}" -ge 50 ] || fail "killed after 0.4 s: ${n:-0} samples in the file"
+echo "killed after 0.4 s: $n samples"
 echo "ok: killed recordings readable"
