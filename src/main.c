@@ -78,19 +78,19 @@ static void on_status(void *ctx, const struct loop_stats *st, double elapsed, ui
 	ui->status_shown = true;
 }
 
-static void print_summary(const struct record_opts *o, const struct record_result *r)
+static void print_summary(const struct options *o, const struct record_result *r)
 {
 	const struct loop_stats *st = &r->stats;
 	char size[32];
 	print_size(size, sizeof(size), r->file_bytes);
 	if (!o->quiet)
 		fprintf(stderr, "psrec: wrote %s to %s (%" PRIu64 " samples, %" PRIu64 " lost)\n",
-			size, o->pipe ? "standard output" : o->output, st->tally.samples, r->lost);
-	if (o->verbose && o->compress_level)
-		fprintf(stderr, "psrec: zstd level %d, compression ratio %u\n", o->compress_level, r->compress_ratio);
+			size, o->cfg.pipe ? "standard output" : o->cfg.output, st->tally.samples, r->lost);
+	if (o->verbose && o->cfg.compress_level)
+		fprintf(stderr, "psrec: zstd level %d, compression ratio %u\n", o->cfg.compress_level, r->compress_ratio);
 	if (r->lost && !o->quiet)
 		fprintf(stderr, "psrec: samples were lost: use a larger ring (-m %zu) or a lower frequency (-F)\n",
-			o->mmap_pages * 4);
+			o->cfg.mmap_pages * 4);
 	if (o->verbose) {
 		fprintf(stderr, "psrec: %" PRIu64 " records in %" PRIu64 " passes over %zu rings of %zu KiB (%" PRIu64 " wakeups); "
 			"%.1f bytes/sample; LOST %" PRIu64 ", LOST_SAMPLES %" PRIu64 "\n",
@@ -104,12 +104,12 @@ static void print_summary(const struct record_opts *o, const struct record_resul
 	 * is valid. */
 	if (r->features_failed && r->stats.end_reason != LOOP_END_WRITE_ERROR)
 		fprintf(stderr, "psrec: warning: header features (hostname, event names...) could not be written; %s is still readable\n",
-			o->output);
+			o->cfg.output);
 }
 
 static int cmd_record(int argc, char **argv)
 {
-	struct record_opts o;
+	struct options o;
 	struct err e = { "" };
 	options_init(&o);
 	int err = options_parse(&o, argc, argv, &e);
@@ -130,18 +130,18 @@ static int cmd_record(int argc, char **argv)
 	}
 
 	char *path = NULL;
-	err = o.cmd ? target_find_command(o.cmd[0], &path) : 0;
+	err = o.cfg.cmd ? target_find_command(o.cfg.cmd[0], &path) : 0;
 	if (err) {
 		if (err == -ENOENT)
-			fprintf(stderr, "psrec: %s: command not found\n", o.cmd[0]);
+			fprintf(stderr, "psrec: %s: command not found\n", o.cfg.cmd[0]);
 		else
-			fprintf(stderr, "psrec: %s: %s\n", o.cmd[0], strerror(-err));
+			fprintf(stderr, "psrec: %s: %s\n", o.cfg.cmd[0], strerror(-err));
 		options_free(&o);
 		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
 	/* Checked before anything is created: the script exists, so a shell
 	 * calls this "cannot execute" (126), not "not found". */
-	err = path ? target_check_interpreter(o.cmd[0], path, &e) : 0;
+	err = path ? target_check_interpreter(o.cfg.cmd[0], path, &e) : 0;
 	if (err) {
 		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
 		free(path);
@@ -159,7 +159,7 @@ static int cmd_record(int argc, char **argv)
 	bool live = !o.quiet && isatty(STDERR_FILENO);
 	struct record_hooks hooks = { on_notice, live ? on_status : NULL, &ui };
 	struct record_result res;
-	err = record_run(&o, path, &hooks, &res, &e);
+	err = record_run(&o.cfg, path, &hooks, &res, &e);
 	free(path);
 	clear_status(&ui);
 	int code;
@@ -182,7 +182,7 @@ static int cmd_record(int argc, char **argv)
 			fprintf(stderr, "psrec: the reader of standard output went away after %s; recording stopped\n", size);
 		else
 			fprintf(stderr, "psrec: writing %s failed after %s: %s; recording stopped, file is valid\n",
-				o.output, size, strerror(-st->write_error));
+				o.cfg.output, size, strerror(-st->write_error));
 	}
 	print_summary(&o, &res);
 	if (st->end_reason == LOOP_END_WRITE_ERROR)

@@ -84,22 +84,22 @@ const char *options_usage(void)
 	return usage_text;
 }
 
-void options_init(struct record_opts *o)
+void options_init(struct options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->freq = OPTIONS_DEFAULT_FREQ;
-	o->mmap_pages = OPTIONS_DEFAULT_PAGES;
-	o->output = OPTIONS_DEFAULT_OUTPUT;
-	o->clockid = CLOCK_MONOTONIC;
-	o->clock_name = "monotonic";
+	o->cfg.freq = OPTIONS_DEFAULT_FREQ;
+	o->cfg.mmap_pages = OPTIONS_DEFAULT_PAGES;
+	o->cfg.output = OPTIONS_DEFAULT_OUTPUT;
+	o->cfg.clockid = CLOCK_MONOTONIC;
+	o->cfg.clock_name = "monotonic";
 }
 
-void options_free(struct record_opts *o)
+void options_free(struct options *o)
 {
-	evspec_list_free(&o->events);
-	free(o->pids);
-	free(o->tids);
-	free(o->cpus);
+	evspec_list_free(&o->cfg.events);
+	free(o->cfg.pids);
+	free(o->cfg.tids);
+	free(o->cfg.cpus);
 }
 
 /* "1234,5678": positive pids, appended to *list. */
@@ -135,26 +135,26 @@ static int parse_pids(const char *opt, const char *arg, pid_t **list, size_t *n,
 	return 0;
 }
 
-static int parse_cpus(struct record_opts *o, const char *arg, struct err *e)
+static int parse_cpus(struct options *o, const char *arg, struct err *e)
 {
-	free(o->cpus);
-	o->cpus = NULL;
-	if (cpulist_parse(arg, &o->cpus, &o->nr_cpus) || o->nr_cpus == 0)
+	free(o->cfg.cpus);
+	o->cfg.cpus = NULL;
+	if (cpulist_parse(arg, &o->cfg.cpus, &o->cfg.nr_cpus) || o->cfg.nr_cpus == 0)
 		return err_set(e, -EINVAL, "-C '%s': expected a CPU list like 0-3,6", arg);
 	char online_s[4096];
 	int *online;
 	int n;
-	o->cpu_list = arg;
+	o->cfg.cpu_list = arg;
 	if (sysfile_read_str("/sys/devices/system/cpu/online", online_s, sizeof(online_s)) ||
 	    cpulist_parse(online_s, &online, &n))
 		return 0; /* cannot check; perf_event_open will */
-	for (int i = 0; i < o->nr_cpus; i++) {
+	for (int i = 0; i < o->cfg.nr_cpus; i++) {
 		bool found = false;
 		for (int j = 0; j < n && !found; j++)
-			found = online[j] == o->cpus[i];
+			found = online[j] == o->cfg.cpus[i];
 		if (!found) {
 			free(online);
-			return err_set(e, -EINVAL, "-C %s: CPU %d is not online (online CPUs: %s)", arg, o->cpus[i], online_s);
+			return err_set(e, -EINVAL, "-C %s: CPU %d is not online (online CPUs: %s)", arg, o->cfg.cpus[i], online_s);
 		}
 	}
 	free(online);
@@ -186,7 +186,7 @@ static bool is_plain_decimal(const char *s)
 	return *p == '\0';
 }
 
-static int parse_duration(struct record_opts *o, const char *arg, struct err *e)
+static int parse_duration(struct options *o, const char *arg, struct err *e)
 {
 	if (!is_plain_decimal(arg))
 		return err_set(e, -EINVAL, "--duration '%s': expected a decimal number of seconds greater than 0 (e.g. 2.5)", arg);
@@ -201,7 +201,7 @@ static int parse_duration(struct record_opts *o, const char *arg, struct err *e)
 		return err_set(e, -EINVAL, "--duration '%s': expected a decimal number of seconds greater than 0 (e.g. 2.5)", arg);
 	/* The loop keeps whole milliseconds and takes 0 as "no limit": a
 	 * shorter duration must not turn into a recording without end. */
-	o->duration = d < OPTIONS_MIN_DURATION ? OPTIONS_MIN_DURATION : d;
+	o->cfg.duration = d < OPTIONS_MIN_DURATION ? OPTIONS_MIN_DURATION : d;
 	return 0;
 }
 
@@ -219,7 +219,7 @@ static int parse_positive(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int parse_period(struct record_opts *o, const char *arg, struct err *e)
+static int parse_period(struct options *o, const char *arg, struct err *e)
 {
 	if (arg[0] == '\0' || arg[strspn(arg, "0123456789")] != '\0')
 		return err_set(e, -EINVAL, "-c '%s': expected a sample period (a positive integer)", arg);
@@ -232,11 +232,11 @@ static int parse_period(struct record_opts *o, const char *arg, struct err *e)
 			       arg, (uint64_t)OPTIONS_MAX_PERIOD);
 	if (v == 0)
 		return err_set(e, -EINVAL, "-c '%s': expected a sample period (a positive integer)", arg);
-	o->period = v;
+	o->cfg.period = v;
 	return 0;
 }
 
-static int parse_max_stack(struct record_opts *o, const char *arg, struct err *e)
+static int parse_max_stack(struct options *o, const char *arg, struct err *e)
 {
 	uint64_t n;
 	if (parse_positive(arg, &n) || n > UINT16_MAX)
@@ -245,11 +245,11 @@ static int parse_max_stack(struct record_opts *o, const char *arg, struct err *e
 	if (sysfile_read_s64(CALLGRAPH_MAX_STACK_PATH, &max) == 0 && max > 0 && n > (uint64_t)max)
 		return err_set(e, -EINVAL, "--max-stack %s is above the kernel's perf_event_max_stack %" PRId64
 			       " (%s); use at most %" PRId64, arg, max, CALLGRAPH_MAX_STACK_PATH, max);
-	o->callgraph.max_stack = (uint16_t)n;
+	o->cfg.callgraph.max_stack = (uint16_t)n;
 	return 0;
 }
 
-static int parse_freq(struct record_opts *o, const char *arg, struct err *e)
+static int parse_freq(struct options *o, const char *arg, struct err *e)
 {
 	int64_t max = 0;
 	int rerr = sysfile_read_s64(OPTIONS_MAX_RATE_PATH, &max);
@@ -258,7 +258,7 @@ static int parse_freq(struct record_opts *o, const char *arg, struct err *e)
 		if (rerr || max <= 0)
 			return err_set(e, -EINVAL, "-F max: cannot read %s; give a number instead",
 				       OPTIONS_MAX_RATE_PATH);
-		o->freq = (uint64_t)max;
+		o->cfg.freq = (uint64_t)max;
 		return 0;
 	}
 	uint64_t hz;
@@ -267,11 +267,11 @@ static int parse_freq(struct record_opts *o, const char *arg, struct err *e)
 	if (!rerr && max > 0 && hz > (uint64_t)max)
 		return err_set(e, -EINVAL, "-F %" PRIu64 " is above the kernel's maximum sample rate %" PRId64
 			       " (%s); use -F max or a lower value", hz, max, OPTIONS_MAX_RATE_PATH);
-	o->freq = hz;
+	o->cfg.freq = hz;
 	return 0;
 }
 
-static int parse_pages(struct record_opts *o, const char *arg, struct err *e)
+static int parse_pages(struct options *o, const char *arg, struct err *e)
 {
 	char *end;
 	errno = 0;
@@ -305,7 +305,7 @@ static int parse_pages(struct record_opts *o, const char *arg, struct err *e)
 		return err_set(e, -EINVAL, "-m %s: the number of pages must be a power of two (e.g. 8, 128, 1024)", arg);
 	if (pages > (1ULL << 20))
 		return err_set(e, -EINVAL, "-m %s: too large (at most 1048576 pages = 4 GiB per CPU)", arg);
-	o->mmap_pages = (size_t)pages;
+	o->cfg.mmap_pages = (size_t)pages;
 	return 0;
 bad:
 	return err_set(e, -EINVAL, "-m '%s': expected a number of pages (power of two) or a size like 512K or 2M", arg);
@@ -319,15 +319,15 @@ static const struct { const char *name; int id; } clocks[] = {
 	{ "tai", CLOCK_TAI },
 };
 
-static int parse_clock(struct record_opts *o, const char *arg, struct err *e)
+static int parse_clock(struct options *o, const char *arg, struct err *e)
 {
 	const char *s = arg;
 	if (strncasecmp(s, "CLOCK_", 6) == 0)
 		s += 6;
 	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
 		if (strcasecmp(s, clocks[i].name) == 0) {
-			o->clockid = clocks[i].id;
-			o->clock_name = clocks[i].name;
+			o->cfg.clockid = clocks[i].id;
+			o->cfg.clock_name = clocks[i].name;
 			return 0;
 		}
 	}
@@ -336,8 +336,8 @@ static int parse_clock(struct record_opts *o, const char *arg, struct err *e)
 		n = strtoull(s, NULL, 10);
 		for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
 			if ((uint64_t)clocks[i].id == n) {
-				o->clockid = clocks[i].id;
-				o->clock_name = clocks[i].name;
+				o->cfg.clockid = clocks[i].id;
+				o->cfg.clock_name = clocks[i].name;
 				return 0;
 			}
 		}
@@ -345,7 +345,7 @@ static int parse_clock(struct record_opts *o, const char *arg, struct err *e)
 	return err_set(e, -EINVAL, "-k '%s': unknown clock; use monotonic, monotonic_raw, realtime, boottime or tai", arg);
 }
 
-int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
+int options_parse(struct options *o, int argc, char **argv, struct err *e)
 {
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
@@ -371,8 +371,8 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 	bool freq_given = false;
 	int err = 0;
 
-	o->argc = argc;
-	o->argv = argv;
+	o->cfg.argc = argc;
+	o->cfg.argv = argv;
 	opterr = 0;
 	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
 	for (;;) {
@@ -381,11 +381,11 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 			break;
 		switch (c) {
 		case 'e':
-			err = evspec_parse(&o->events, optarg, e);
+			err = evspec_parse(&o->cfg.events, optarg, e);
 			/* The header's event tables have room for this many. */
-			if (!err && o->events.nr > FEATURES_MAX_EVENTS)
+			if (!err && o->cfg.events.nr > FEATURES_MAX_EVENTS)
 				err = err_set(e, -EINVAL, "-e: too many events (%zu); psrec records at most %d",
-					      o->events.nr, FEATURES_MAX_EVENTS);
+					      o->cfg.events.nr, FEATURES_MAX_EVENTS);
 			break;
 		case 'F':
 			err = parse_freq(o, optarg, e);
@@ -396,13 +396,13 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 			break;
 		case 'm':
 			err = parse_pages(o, optarg, e);
-			o->mmap_pages_given = true;
+			o->cfg.mmap_pages_given = true;
 			break;
 		case 'o':
 			if (optarg[0] == '\0')
 				err = err_set(e, -EINVAL, "-o: empty file name");
-			o->output = optarg;
-			o->pipe = strcmp(optarg, "-") == 0;
+			o->cfg.output = optarg;
+			o->cfg.pipe = strcmp(optarg, "-") == 0;
 			break;
 		case 'k':
 			err = parse_clock(o, optarg, e);
@@ -414,13 +414,13 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 			o->verbose++;
 			break;
 		case 'p':
-			err = parse_pids("-p", optarg, &o->pids, &o->nr_pids, e);
+			err = parse_pids("-p", optarg, &o->cfg.pids, &o->cfg.nr_pids, e);
 			break;
 		case 't':
-			err = parse_pids("-t", optarg, &o->tids, &o->nr_tids, e);
+			err = parse_pids("-t", optarg, &o->cfg.tids, &o->cfg.nr_tids, e);
 			break;
 		case 'a':
-			o->system_wide = true;
+			o->cfg.system_wide = true;
 			break;
 		case 'C':
 			err = parse_cpus(o, optarg, e);
@@ -429,20 +429,20 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 			err = parse_duration(o, optarg, e);
 			break;
 		case 'g':
-			o->callgraph.mode = CALLGRAPH_FP;
+			o->cfg.callgraph.mode = CALLGRAPH_FP;
 			break;
 		case 'z':
-			o->compress_level = 1;
+			o->cfg.compress_level = 1;
 			if (optarg) {
 				uint64_t lv;
 				if (parse_positive(optarg, &lv) || lv > 22)
 					err = err_set(e, -EINVAL, "--compression-level '%s': expected a zstd level from 1 to 22", optarg);
 				else
-					o->compress_level = (int)lv;
+					o->cfg.compress_level = (int)lv;
 			}
 			break;
 		case 'G':
-			err = callgraph_parse(&o->callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
+			err = callgraph_parse(&o->cfg.callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
 			break;
 		case 'M':
 			err = parse_max_stack(o, optarg, e);
@@ -463,30 +463,30 @@ int options_parse(struct record_opts *o, int argc, char **argv, struct err *e)
 		if (err)
 			return err;
 	}
-	if (o->pipe && isatty(STDOUT_FILENO))
+	if (o->cfg.pipe && isatty(STDOUT_FILENO))
 		return err_set(e, -EINVAL, "-o -: standard output is a terminal; pipe it (psrec -o - ... | perf report -i -) or give a file name");
-	if (o->callgraph.mode == CALLGRAPH_DWARF && !o->mmap_pages_given)
-		o->mmap_pages = OPTIONS_DWARF_PAGES;
-	if (o->callgraph.max_stack && o->callgraph.mode == CALLGRAPH_NONE)
+	if (o->cfg.callgraph.mode == CALLGRAPH_DWARF && !o->cfg.mmap_pages_given)
+		o->cfg.mmap_pages = OPTIONS_DWARF_PAGES;
+	if (o->cfg.callgraph.max_stack && o->cfg.callgraph.mode == CALLGRAPH_NONE)
 		return err_set(e, -EINVAL, "--max-stack limits call chains: add -g or --call-graph");
-	if (freq_given && o->period)
+	if (freq_given && o->cfg.period)
 		return err_set(e, -EINVAL, "-F and -c both given; choose a frequency (-F) or a period (-c)");
 	if (o->quiet && o->verbose)
 		o->quiet = false;
-	bool attach = o->nr_pids || o->nr_tids;
-	if (attach && o->system_wide)
-		return err_set(e, -EINVAL, "-a records every process already; drop -%c", o->nr_pids ? 'p' : 't');
-	if (optind < argc && (attach || o->system_wide))
+	bool attach = o->cfg.nr_pids || o->cfg.nr_tids;
+	if (attach && o->cfg.system_wide)
+		return err_set(e, -EINVAL, "-a records every process already; drop -%c", o->cfg.nr_pids ? 'p' : 't');
+	if (optind < argc && (attach || o->cfg.system_wide))
 		return err_set(e, -EINVAL, "%s and a command cannot be combined: record a command, or attach to running processes",
-			       o->system_wide ? "-a" : o->nr_pids ? "-p" : "-t");
-	if (optind >= argc && !attach && !o->system_wide)
+			       o->cfg.system_wide ? "-a" : o->cfg.nr_pids ? "-p" : "-t");
+	if (optind >= argc && !attach && !o->cfg.system_wide)
 		return err_set(e, -EINVAL, "no command given; usage: psrec [options] [--] COMMAND [ARGS...], or -p PID, or -a");
 	if (optind < argc) {
-		o->cmd = argv + optind;
-		o->cmd_argc = argc - optind;
+		o->cfg.cmd = argv + optind;
+		o->cfg.cmd_argc = argc - optind;
 	}
-	if (o->events.nr == 0) {
-		err = evspec_add_default(&o->events);
+	if (o->cfg.events.nr == 0) {
+		err = evspec_add_default(&o->cfg.events);
 		if (err)
 			return err;
 	}

@@ -16,8 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record/callgraph.h"
-#include "record/evspec.h"
+#include "record/config.h"
 #include "util/err.h"
 
 #define OPTIONS_DEFAULT_FREQ   4000
@@ -35,40 +34,19 @@
 /* -c: the kernel refuses sample periods with bit 63 set. */
 #define OPTIONS_MAX_PERIOD     INT64_MAX
 
-struct record_opts {
-	struct evspec_list events;
-	uint64_t freq;          /* samples per second (when period == 0) */
-	uint64_t period;        /* -c: events per sample; 0 = use freq */
-	size_t mmap_pages;      /* ring data pages per CPU, a power of two */
-	bool mmap_pages_given;  /* -m was given (else a default, maybe per mode) */
-	const char *output;     /* "-" = a perf.data stream on stdout */
-	bool pipe;
-	int compress_level;     /* -z: zstd level 1-22; 0 = off */
-	int clockid;
-	const char *clock_name;
+/* The parsed command line: the recording's config, and what only the
+ * front end uses. */
+struct options {
+	struct record_config cfg;
 	int verbose;
 	bool quiet;
 	bool help, version;
-	pid_t *pids;            /* -p: processes to attach to */
-	size_t nr_pids;
-	pid_t *tids;            /* -t: threads to attach to */
-	size_t nr_tids;
-	bool system_wide;       /* -a */
-	int *cpus;              /* -C: CPUs to sample on (NULL = all online) */
-	int nr_cpus;
-	const char *cpu_list;
-	double duration;        /* --duration seconds, >= OPTIONS_MIN_DURATION; 0 = until the end */
-	struct callgraph callgraph; /* -g / --call-graph / --max-stack */
-	int cmd_argc;
-	char **cmd;             /* the command to run, NULL-terminated */
-	int argc;               /* the whole command line, for CMDLINE */
-	char **argv;
 };
 
-void options_init(struct record_opts *o);
+void options_init(struct options *o);
 /* 0 on success (check o->help / o->version), -EINVAL for a usage error. */
-int options_parse(struct record_opts *o, int argc, char **argv, struct err *e);
-void options_free(struct record_opts *o);
+int options_parse(struct options *o, int argc, char **argv, struct err *e);
+void options_free(struct options *o);
 
 /* The --help text. */
 const char *options_usage(void);

@@ -77,7 +77,7 @@ static int feature_events(struct buf *b, const struct sampler *s)
 	return feature_event_desc(b, fev, (uint32_t)s->nr_events);
 }
 
-static int cmdline(struct buf *b, const struct record_opts *o)
+static int cmdline(struct buf *b, const struct record_config *o)
 {
 	char exe[4096];
 	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

@@ -18,14 +18,14 @@
 
 #include "format/compress.h"
 #include "format/writer.h"
-#include "options.h"
+#include "record/config.h"
 #include "record/hostinfo.h"
 #include "record/sampler.h"
 #include "util/buf.h"
 
 struct feature_inputs {
 	const struct hostinfo *host;
-	const struct record_opts *opts;
+	const struct record_config *opts;
 	bool pipe;                          /* pipe format (-o -, a FIFO) */
 	const struct sampler *sampler;
 	const char *sysfs;                  /* "/sys" */

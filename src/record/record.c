@@ -88,7 +88,7 @@ static int online_cpus(int **cpus, int *n)
 }
 
 /* One line for a failed write of the output. */
-static int write_failed(const struct record_opts *o, int err, struct err *e)
+static int write_failed(const struct record_config *o, int err, struct err *e)
 {
 	const char *name = o->pipe ? "standard output" : o->output;
 	if (err == -EPIPE)
@@ -167,7 +167,7 @@ static int synthesize_kernel(struct buf *b, const struct sampler *s, const struc
 
 /* What existed before recording started: the launched command's name or
  * the attached processes from /proc. */
-static int synthesize(struct buf *b, const struct record_opts *o, const struct sampler *s,
+static int synthesize(struct buf *b, const struct record_config *o, const struct sampler *s,
 		      pid_t child, const struct target_attach *ta, struct record_result *res)
 {
 	size_t trailer = sample_id_trailer_size(s->sample_type);
@@ -259,7 +259,7 @@ static int open_attached(struct sampler *smp, struct sampler_config *sc, struct 
 	return err;
 }
 
-int record_run(struct record_opts *o, const char *cmd_path, const struct record_hooks *h,
+int record_run(struct record_config *o, const char *cmd_path, const struct record_hooks *h,
 	       struct record_result *res, struct err *e)
 {
 	struct timespec t0;

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "options.h"
+#include "record/config.h"
 #include "record/loop.h"
 #include "util/err.h"
 
@@ -51,7 +51,7 @@ struct record_result {
  * (see res for how the recording ended, including a write error), or
  * -errno with *e set when nothing usable was produced.
  */
-int record_run(struct record_opts *opts, const char *cmd_path, const struct record_hooks *h,
+int record_run(struct record_config *opts, const char *cmd_path, const struct record_hooks *h,
 	       struct record_result *res, struct err *e);
 
 #endif

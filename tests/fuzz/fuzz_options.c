@@ -45,7 +45,7 @@ int fuzz_options_one(const uint8_t *data, size_t size)
 		if (!argv[i])
 			abort();
 
-	struct record_opts o;
+	struct options o;
 	struct err e = { "" };
 	options_init(&o);
 	(void)options_parse(&o, argc, argv, &e);

@@ -4,6 +4,8 @@
  */
 #include "test_helpers.h"
 
+#include "options.h"
+
 #include "record/features.h"
 
 /* One CPU with one cache, one NUMA node with one memory block, and PMUs
@@ -34,7 +36,8 @@ static void machine(void)
 
 struct fixture {
 	struct hostinfo host;
-	struct record_opts opts;
+	struct options o;
+	struct record_config opts;
 	struct sampler smp;
 	struct sampler_event ev;
 	uint64_t id;
@@ -49,7 +52,8 @@ static void fixture_init(struct fixture *x, bool pipe)
 	snprintf(x->host.osrelease, sizeof(x->host.osrelease), "6.18");
 	snprintf(x->host.arch, sizeof(x->host.arch), "x86_64");
 	x->host.nr_cpus_avail = x->host.nr_cpus_online = 1;
-	options_init(&x->opts);
+	options_init(&x->o);
+	x->opts = x->o.cfg;
 	x->opts.pipe = pipe;
 	x->in.pipe = pipe;
 	x->argv[0] = "psrec";

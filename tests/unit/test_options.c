@@ -11,7 +11,7 @@
 #define S(x) ((char *)(x))
 
 struct po {
-	struct record_opts o;
+	struct options o;
 	struct err e;
 	int rc;
 };
@@ -52,43 +52,43 @@ static void test_options_defaults(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.freq, 4000);
-	assert_int_equal(p.o.period, 0);
-	assert_int_equal(p.o.mmap_pages, 128);
-	assert_string_equal(p.o.output, "perf.data");
-	assert_int_equal(p.o.clockid, CLOCK_MONOTONIC);
-	assert_string_equal(p.o.clock_name, "monotonic");
+	assert_int_equal(p.o.cfg.freq, 4000);
+	assert_int_equal(p.o.cfg.period, 0);
+	assert_int_equal(p.o.cfg.mmap_pages, 128);
+	assert_string_equal(p.o.cfg.output, "perf.data");
+	assert_int_equal(p.o.cfg.clockid, CLOCK_MONOTONIC);
+	assert_string_equal(p.o.cfg.clock_name, "monotonic");
 	assert_int_equal(p.o.verbose, 0);
 	assert_false(p.o.quiet);
 	assert_false(p.o.help);
 	assert_false(p.o.version);
 	/* the default event is added when no -e is given */
-	assert_int_equal(p.o.events.nr, 1);
-	assert_true(p.o.events.ev[0].is_default);
-	assert_string_equal(p.o.events.ev[0].name, "cycles");
+	assert_int_equal(p.o.cfg.events.nr, 1);
+	assert_true(p.o.cfg.events.ev[0].is_default);
+	assert_string_equal(p.o.cfg.events.ev[0].name, "cycles");
 	/* the command and the whole line (for CMDLINE) */
-	assert_int_equal(p.o.cmd_argc, 2);
-	assert_ptr_equal(p.o.cmd, argv + 1);
-	assert_null(p.o.cmd[2]);
-	assert_int_equal(p.o.argc, 3);
-	assert_ptr_equal(p.o.argv, argv);
+	assert_int_equal(p.o.cfg.cmd_argc, 2);
+	assert_ptr_equal(p.o.cfg.cmd, argv + 1);
+	assert_null(p.o.cfg.cmd[2]);
+	assert_int_equal(p.o.cfg.argc, 3);
+	assert_ptr_equal(p.o.cfg.argv, argv);
 	options_free(&p.o);
 }
 
 static void test_options_init_sets_documented_defaults(void **state)
 {
 	(void)state;
-	struct record_opts o;
+	struct options o;
 	memset(&o, 0x55, sizeof(o));
 	options_init(&o);
-	assert_int_equal(o.freq, OPTIONS_DEFAULT_FREQ);
+	assert_int_equal(o.cfg.freq, OPTIONS_DEFAULT_FREQ);
 	assert_int_equal(OPTIONS_DEFAULT_FREQ, 4000);
-	assert_int_equal(o.mmap_pages, OPTIONS_DEFAULT_PAGES);
+	assert_int_equal(o.cfg.mmap_pages, OPTIONS_DEFAULT_PAGES);
 	assert_int_equal(OPTIONS_DEFAULT_PAGES, 128);
-	assert_string_equal(o.output, "perf.data");
-	assert_int_equal(o.events.nr, 0);
-	assert_null(o.events.ev);
-	assert_null(o.cmd);
+	assert_string_equal(o.cfg.output, "perf.data");
+	assert_int_equal(o.cfg.events.nr, 0);
+	assert_null(o.cfg.events.ev);
+	assert_null(o.cfg.cmd);
 }
 
 static void test_options_freq_999(void **state)
@@ -98,14 +98,14 @@ static void test_options_freq_999(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.freq, 999);
-	assert_int_equal(p.o.period, 0);
+	assert_int_equal(p.o.cfg.freq, 999);
+	assert_int_equal(p.o.cfg.period, 0);
 	options_free(&p.o);
 
 	char *argv2[] = { S("psrec"), S("--freq=1000"), S("ls"), NULL };
 	parse(&p, ARGC(argv2), argv2);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.freq, 1000);
+	assert_int_equal(p.o.cfg.freq, 1000);
 	options_free(&p.o);
 }
 
@@ -119,7 +119,7 @@ static void test_options_freq_max_reads_kernel_max_sample_rate(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.freq, (uint64_t)max);
+	assert_int_equal(p.o.cfg.freq, (uint64_t)max);
 	options_free(&p.o);
 
 	/* exactly the maximum is allowed */
@@ -128,7 +128,7 @@ static void test_options_freq_max_reads_kernel_max_sample_rate(void **state)
 	char *argv2[] = { S("psrec"), S("-F"), num, S("ls"), NULL };
 	parse(&p, ARGC(argv2), argv2);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.freq, (uint64_t)max);
+	assert_int_equal(p.o.cfg.freq, (uint64_t)max);
 	options_free(&p.o);
 }
 
@@ -163,7 +163,7 @@ static void test_options_count_sets_period(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.period, 100000);
+	assert_int_equal(p.o.cfg.period, 100000);
 	options_free(&p.o);
 
 	char *bad[] = { S("psrec"), S("-c"), S("0"), S("ls"), NULL };
@@ -188,7 +188,7 @@ static void expect_pages(const char *arg, size_t pages)
 	parse(&p, ARGC(argv), argv);
 	if (p.rc != 0)
 		fail_msg("-m %s: %d (%s)", arg, p.rc, p.e.msg);
-	assert_int_equal(p.o.mmap_pages, pages);
+	assert_int_equal(p.o.cfg.mmap_pages, pages);
 	options_free(&p.o);
 }
 
@@ -233,7 +233,7 @@ static void test_options_output(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_string_equal(p.o.output, "run.data");
+	assert_string_equal(p.o.cfg.output, "run.data");
 	options_free(&p.o);
 
 	char *empty[] = { S("psrec"), S("-o"), S(""), S("ls"), NULL };
@@ -245,7 +245,7 @@ static void test_options_output(void **state)
 	} else {
 		parse(&p, ARGC(dash), dash);
 		assert_int_equal(p.rc, 0);
-		assert_true(p.o.pipe);
+		assert_true(p.o.cfg.pipe);
 		options_free(&p.o);
 	}
 }
@@ -257,16 +257,16 @@ static void test_options_compression_levels(void **state)
 	char *z[] = { S("psrec"), S("-z"), S("ls"), NULL };
 	parse(&p, ARGC(z), z);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.compress_level, 1);
+	assert_int_equal(p.o.cfg.compress_level, 1);
 	options_free(&p.o);
 	char *lv[] = { S("psrec"), S("--compression-level=7"), S("ls"), NULL };
 	parse(&p, ARGC(lv), lv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.compress_level, 7);
+	assert_int_equal(p.o.cfg.compress_level, 7);
 	options_free(&p.o);
 	char *none[] = { S("psrec"), S("ls"), NULL };
 	parse(&p, ARGC(none), none);
-	assert_int_equal(p.o.compress_level, 0);
+	assert_int_equal(p.o.cfg.compress_level, 0);
 	options_free(&p.o);
 	char *bad0[] = { S("psrec"), S("--compression-level=0"), S("ls"), NULL };
 	expect_usage_error(ARGC(bad0), bad0, "1 to 22");
@@ -283,7 +283,7 @@ static void expect_clock(const char *arg, int id)
 	parse(&p, ARGC(argv), argv);
 	if (p.rc != 0)
 		fail_msg("-k %s: %d (%s)", arg, p.rc, p.e.msg);
-	assert_int_equal(p.o.clockid, id);
+	assert_int_equal(p.o.cfg.clockid, id);
 	options_free(&p.o);
 }
 
@@ -303,7 +303,7 @@ static void test_options_clockid_names_and_numbers(void **state)
 	char *argv[] = { S("psrec"), S("-k"), S("realtime"), S("ls"), NULL };
 	struct po p;
 	parse(&p, ARGC(argv), argv);
-	assert_string_equal(p.o.clock_name, "realtime");
+	assert_string_equal(p.o.cfg.clock_name, "realtime");
 	options_free(&p.o);
 }
 
@@ -354,20 +354,20 @@ static void test_options_command_after_double_dash(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.freq, 999);
-	assert_int_equal(p.o.cmd_argc, 3);
-	assert_ptr_equal(p.o.cmd, argv + 4);
-	assert_string_equal(p.o.cmd[0], "ls");
-	assert_string_equal(p.o.cmd[1], "-l");
-	assert_string_equal(p.o.cmd[2], "-F");
-	assert_null(p.o.cmd[3]);
+	assert_int_equal(p.o.cfg.freq, 999);
+	assert_int_equal(p.o.cfg.cmd_argc, 3);
+	assert_ptr_equal(p.o.cfg.cmd, argv + 4);
+	assert_string_equal(p.o.cfg.cmd[0], "ls");
+	assert_string_equal(p.o.cfg.cmd[1], "-l");
+	assert_string_equal(p.o.cfg.cmd[2], "-F");
+	assert_null(p.o.cfg.cmd[3]);
 	options_free(&p.o);
 
 	/* a command that looks like an option, after -- */
 	char *argv2[] = { S("psrec"), S("--"), S("-weird"), NULL };
 	parse(&p, ARGC(argv2), argv2);
 	assert_int_equal(p.rc, 0);
-	assert_string_equal(p.o.cmd[0], "-weird");
+	assert_string_equal(p.o.cfg.cmd[0], "-weird");
 	options_free(&p.o);
 }
 
@@ -378,11 +378,11 @@ static void test_options_parsing_stops_at_first_non_option(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.freq, 999); /* the command's -F 1 is not ours */
-	assert_int_equal(p.o.cmd_argc, 4);
-	assert_ptr_equal(p.o.cmd, argv + 3);
-	assert_string_equal(p.o.cmd[0], "ls");
-	assert_string_equal(p.o.cmd[3], "-x");
+	assert_int_equal(p.o.cfg.freq, 999); /* the command's -F 1 is not ours */
+	assert_int_equal(p.o.cfg.cmd_argc, 4);
+	assert_ptr_equal(p.o.cfg.cmd, argv + 3);
+	assert_string_equal(p.o.cfg.cmd[0], "ls");
+	assert_string_equal(p.o.cfg.cmd[3], "-x");
 	/* argv is not permuted */
 	assert_string_equal(argv[1], "-F");
 	assert_string_equal(argv[3], "ls");
@@ -397,13 +397,13 @@ static void test_options_repeated_events_accumulate(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.events.nr, 4);
-	assert_string_equal(p.o.events.ev[0].name, "cpu-clock");
-	assert_string_equal(p.o.events.ev[1].name, "task-clock:u");
-	assert_string_equal(p.o.events.ev[2].name, "context-switches");
-	assert_string_equal(p.o.events.ev[3].name, "page-faults");
+	assert_int_equal(p.o.cfg.events.nr, 4);
+	assert_string_equal(p.o.cfg.events.ev[0].name, "cpu-clock");
+	assert_string_equal(p.o.cfg.events.ev[1].name, "task-clock:u");
+	assert_string_equal(p.o.cfg.events.ev[2].name, "context-switches");
+	assert_string_equal(p.o.cfg.events.ev[3].name, "page-faults");
 	for (size_t i = 0; i < 4; i++)
-		assert_false(p.o.events.ev[i].is_default);
+		assert_false(p.o.cfg.events.ev[i].is_default);
 	options_free(&p.o);
 }
 
@@ -466,8 +466,8 @@ static void test_options_grouped_and_attached_short_options(void **state)
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
 	assert_true(p.o.quiet);
-	assert_int_equal(p.o.freq, 999);
-	assert_int_equal(p.o.mmap_pages, 8);
+	assert_int_equal(p.o.cfg.freq, 999);
+	assert_int_equal(p.o.cfg.mmap_pages, 8);
 	options_free(&p.o);
 }
 
@@ -479,8 +479,8 @@ static void test_options_parse_can_be_called_again_after_a_full_parse(void **sta
 		char *argv[] = { S("psrec"), S("-F"), S("123"), S("ls"), NULL };
 		parse(&p, ARGC(argv), argv);
 		assert_int_equal(p.rc, 0);
-		assert_int_equal(p.o.freq, 123);
-		assert_string_equal(p.o.cmd[0], "ls");
+		assert_int_equal(p.o.cfg.freq, 123);
+		assert_string_equal(p.o.cfg.cmd[0], "ls");
 		options_free(&p.o);
 	}
 }
@@ -516,9 +516,9 @@ static void test_options_parse_after_early_return_in_option_group_starts_fresh(v
 	parse(&cur, ARGC(second), second);
 	assert_int_equal(cur.rc, 0);
 	assert_false(cur.o.quiet);          /* the "q" of the previous argv is not ours */
-	assert_int_equal(cur.o.freq, 999);
-	assert_non_null(cur.o.cmd);
-	assert_string_equal(cur.o.cmd[0], "ls");
+	assert_int_equal(cur.o.cfg.freq, 999);
+	assert_non_null(cur.o.cfg.cmd);
+	assert_string_equal(cur.o.cfg.cmd[0], "ls");
 }
 
 /* ---- targets: -p, -t, -a, -C, --duration -------------------------------- */
@@ -530,29 +530,29 @@ static void test_options_pid_single_list_and_repeated_accumulate(void **state)
 	struct po p;
 	parse(&p, ARGC(one), one);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.nr_pids, 1);
-	assert_int_equal(p.o.pids[0], 1234);
-	assert_int_equal(p.o.nr_tids, 0);
-	assert_false(p.o.system_wide);
+	assert_int_equal(p.o.cfg.nr_pids, 1);
+	assert_int_equal(p.o.cfg.pids[0], 1234);
+	assert_int_equal(p.o.cfg.nr_tids, 0);
+	assert_false(p.o.cfg.system_wide);
 	options_free(&p.o);
 
 	char *list[] = { S("psrec"), S("-p"), S("1,2,3"), NULL };
 	parse(&p, ARGC(list), list);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.nr_pids, 3);
-	assert_int_equal(p.o.pids[0], 1);
-	assert_int_equal(p.o.pids[1], 2);
-	assert_int_equal(p.o.pids[2], 3);
+	assert_int_equal(p.o.cfg.nr_pids, 3);
+	assert_int_equal(p.o.cfg.pids[0], 1);
+	assert_int_equal(p.o.cfg.pids[1], 2);
+	assert_int_equal(p.o.cfg.pids[2], 3);
 	options_free(&p.o);
 
 	char *rep[] = { S("psrec"), S("-p"), S("10"), S("-p"), S("20,30"), S("--pid=40"), S("--pid"), S("50"),
 			S("-p60"), NULL };
 	parse(&p, ARGC(rep), rep);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.nr_pids, 6);
+	assert_int_equal(p.o.cfg.nr_pids, 6);
 	static const pid_t want[] = { 10, 20, 30, 40, 50, 60 };
 	for (size_t i = 0; i < 6; i++)
-		assert_int_equal(p.o.pids[i], want[i]);
+		assert_int_equal(p.o.cfg.pids[i], want[i]);
 	options_free(&p.o);
 }
 
@@ -563,19 +563,19 @@ static void test_options_pid_alone_needs_no_command(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_null(p.o.cmd);
-	assert_int_equal(p.o.cmd_argc, 0);
-	assert_int_equal(p.o.freq, 999);
+	assert_null(p.o.cfg.cmd);
+	assert_int_equal(p.o.cfg.cmd_argc, 0);
+	assert_int_equal(p.o.cfg.freq, 999);
 	/* the default event is still added */
-	assert_int_equal(p.o.events.nr, 1);
-	assert_true(p.o.events.ev[0].is_default);
+	assert_int_equal(p.o.cfg.events.nr, 1);
+	assert_true(p.o.cfg.events.ev[0].is_default);
 	options_free(&p.o);
 
 	/* a "--" with nothing after it is not a command either */
 	char *argv2[] = { S("psrec"), S("-p"), S("4321"), S("--"), NULL };
 	parse(&p, ARGC(argv2), argv2);
 	assert_int_equal(p.rc, 0);
-	assert_null(p.o.cmd);
+	assert_null(p.o.cfg.cmd);
 	options_free(&p.o);
 }
 
@@ -586,22 +586,22 @@ static void test_options_tid_list_and_combined_with_pid(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.nr_tids, 3);
-	assert_int_equal(p.o.tids[0], 7);
-	assert_int_equal(p.o.tids[1], 8);
-	assert_int_equal(p.o.tids[2], 9);
-	assert_int_equal(p.o.nr_pids, 0);
-	assert_null(p.o.cmd);
+	assert_int_equal(p.o.cfg.nr_tids, 3);
+	assert_int_equal(p.o.cfg.tids[0], 7);
+	assert_int_equal(p.o.cfg.tids[1], 8);
+	assert_int_equal(p.o.cfg.tids[2], 9);
+	assert_int_equal(p.o.cfg.nr_pids, 0);
+	assert_null(p.o.cfg.cmd);
 	options_free(&p.o);
 
 	/* -p and -t may be combined */
 	char *both[] = { S("psrec"), S("-p"), S("100"), S("-t"), S("201"), NULL };
 	parse(&p, ARGC(both), both);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.nr_pids, 1);
-	assert_int_equal(p.o.pids[0], 100);
-	assert_int_equal(p.o.nr_tids, 1);
-	assert_int_equal(p.o.tids[0], 201);
+	assert_int_equal(p.o.cfg.nr_pids, 1);
+	assert_int_equal(p.o.cfg.pids[0], 100);
+	assert_int_equal(p.o.cfg.nr_tids, 1);
+	assert_int_equal(p.o.cfg.tids[0], 201);
 	options_free(&p.o);
 }
 
@@ -612,16 +612,16 @@ static void test_options_all_cpus_is_system_wide_without_command(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_true(p.o.system_wide);
-	assert_null(p.o.cmd);
-	assert_int_equal(p.o.nr_pids, 0);
-	assert_int_equal(p.o.nr_tids, 0);
+	assert_true(p.o.cfg.system_wide);
+	assert_null(p.o.cfg.cmd);
+	assert_int_equal(p.o.cfg.nr_pids, 0);
+	assert_int_equal(p.o.cfg.nr_tids, 0);
 	options_free(&p.o);
 
 	char *argv2[] = { S("psrec"), S("--all-cpus"), NULL };
 	parse(&p, ARGC(argv2), argv2);
 	assert_int_equal(p.rc, 0);
-	assert_true(p.o.system_wide);
+	assert_true(p.o.cfg.system_wide);
 	options_free(&p.o);
 }
 
@@ -712,18 +712,18 @@ static void test_options_cpu_list_of_an_online_cpu(void **state)
 	parse(&p, ARGC(argv), argv);
 	if (p.rc != 0)
 		fail_msg("-C %s: %d (%s)", arg, p.rc, p.e.msg);
-	assert_int_equal(p.o.nr_cpus, 1);
-	assert_int_equal(p.o.cpus[0], cpu);
-	assert_non_null(p.o.cpu_list);
-	assert_string_equal(p.o.cpu_list, arg);
+	assert_int_equal(p.o.cfg.nr_cpus, 1);
+	assert_int_equal(p.o.cfg.cpus[0], cpu);
+	assert_non_null(p.o.cfg.cpu_list);
+	assert_string_equal(p.o.cfg.cpu_list, arg);
 	options_free(&p.o);
 
 	/* with a command too, and the long spelling; a repeated -C replaces */
 	char *argv2[] = { S("psrec"), S("-C"), arg, S("--cpu"), arg, S("ls"), NULL };
 	parse(&p, ARGC(argv2), argv2);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.nr_cpus, 1);
-	assert_int_equal(p.o.cpus[0], cpu);
+	assert_int_equal(p.o.cfg.nr_cpus, 1);
+	assert_int_equal(p.o.cfg.cpus[0], cpu);
 	options_free(&p.o);
 }
 
@@ -754,20 +754,20 @@ static void test_options_duration_takes_fractional_seconds(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_true(p.o.duration == 1.5);
+	assert_true(p.o.cfg.duration == 1.5);
 	options_free(&p.o);
 
 	char *argv2[] = { S("psrec"), S("--duration=10"), S("-p"), S("1"), NULL };
 	parse(&p, ARGC(argv2), argv2);
 	assert_int_equal(p.rc, 0);
-	assert_true(p.o.duration == 10.0);
+	assert_true(p.o.cfg.duration == 10.0);
 	options_free(&p.o);
 
 	/* default: until the end */
 	char *argv3[] = { S("psrec"), S("ls"), NULL };
 	parse(&p, ARGC(argv3), argv3);
 	assert_int_equal(p.rc, 0);
-	assert_true(p.o.duration == 0.0);
+	assert_true(p.o.cfg.duration == 0.0);
 	options_free(&p.o);
 }
 
@@ -798,9 +798,9 @@ static void test_options_duration_below_a_millisecond_still_limits(void **state)
 		parse(&p, ARGC(argv), argv);
 		if (p.rc != 0)
 			fail_msg("--duration %s: %d (%s)", tiny[i], p.rc, p.e.msg);
-		if (loop_ms(p.o.duration) == 0)
-			fail_msg("--duration %s: %g s becomes 0 ms, no limit at all", tiny[i], p.o.duration);
-		assert_true(p.o.duration == OPTIONS_MIN_DURATION);
+		if (loop_ms(p.o.cfg.duration) == 0)
+			fail_msg("--duration %s: %g s becomes 0 ms, no limit at all", tiny[i], p.o.cfg.duration);
+		assert_true(p.o.cfg.duration == OPTIONS_MIN_DURATION);
 		options_free(&p.o);
 	}
 	/* a millisecond and more are kept as given */
@@ -808,7 +808,7 @@ static void test_options_duration_below_a_millisecond_still_limits(void **state)
 	struct po p;
 	parse(&p, ARGC(argv), argv);
 	assert_int_equal(p.rc, 0);
-	assert_true(p.o.duration == 0.0015);
+	assert_true(p.o.cfg.duration == 0.0015);
 	options_free(&p.o);
 }
 
@@ -819,8 +819,8 @@ static void expect_duration(const char *arg, double want)
 	parse(&p, ARGC(argv), argv);
 	if (p.rc != 0)
 		fail_msg("--duration %s: %d (%s)", arg, p.rc, p.e.msg);
-	if (p.o.duration != want)
-		fail_msg("--duration %s: %g, expected %g", arg, p.o.duration, want);
+	if (p.o.cfg.duration != want)
+		fail_msg("--duration %s: %g, expected %g", arg, p.o.cfg.duration, want);
 	options_free(&p.o);
 }
 
@@ -858,7 +858,7 @@ static void test_options_count_too_large_for_the_kernel_is_einval(void **state)
 	struct po p;
 	parse(&p, ARGC(max), max);
 	assert_int_equal(p.rc, 0);
-	assert_true(p.o.period == (uint64_t)INT64_MAX);
+	assert_true(p.o.cfg.period == (uint64_t)INT64_MAX);
 	options_free(&p.o);
 	static const char *const junk[] = { "-1", "+5", "", "1k", " 5" };
 	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
@@ -883,7 +883,7 @@ static void test_options_more_events_than_the_header_holds_is_einval(void **stat
 	struct po p;
 	parse(&p, argc, argv);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.events.nr, FEATURES_MAX_EVENTS);
+	assert_int_equal(p.o.cfg.events.nr, FEATURES_MAX_EVENTS);
 	options_free(&p.o);
 
 	/* one more, as a separate -e */
@@ -909,21 +909,21 @@ static void test_options_g_and_call_graph_modes(void **state)
 	struct po p;
 	parse(&p, ARGC(a1), a1);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.callgraph.mode, CALLGRAPH_FP);
+	assert_int_equal(p.o.cfg.callgraph.mode, CALLGRAPH_FP);
 	options_free(&p.o);
 
 	char *a2[] = { S("psrec"), S("--call-graph"), S("dwarf,16384"), S("--max-stack"), S("20"), S("true"), NULL };
 	parse(&p, ARGC(a2), a2);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.callgraph.mode, CALLGRAPH_DWARF);
-	assert_int_equal(p.o.callgraph.stack_size, 16384);
-	assert_int_equal(p.o.callgraph.max_stack, 20);
+	assert_int_equal(p.o.cfg.callgraph.mode, CALLGRAPH_DWARF);
+	assert_int_equal(p.o.cfg.callgraph.stack_size, 16384);
+	assert_int_equal(p.o.cfg.callgraph.max_stack, 20);
 	options_free(&p.o);
 
 	char *a3[] = { S("psrec"), S("--call-graph=fp"), S("-p"), S("1"), NULL };
 	parse(&p, ARGC(a3), a3);
 	assert_int_equal(p.rc, 0);
-	assert_int_equal(p.o.callgraph.mode, CALLGRAPH_FP);
+	assert_int_equal(p.o.cfg.callgraph.mode, CALLGRAPH_FP);
 	options_free(&p.o);
 }
 

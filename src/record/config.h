@@ -1,0 +1,44 @@
+/*
+ * config.h - what one recording is asked to do: filled once (by options.c
+ * from the command line), then only read. src/record never sees the
+ * command line itself.
+ */
+#ifndef PSREC_RECORD_CONFIG_H
+#define PSREC_RECORD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/callgraph.h"
+#include "record/evspec.h"
+
+struct record_config {
+	struct evspec_list events;
+	uint64_t freq;          /* samples per second (when period == 0) */
+	uint64_t period;        /* -c: events per sample; 0 = use freq */
+	size_t mmap_pages;      /* ring data pages per CPU, a power of two */
+	bool mmap_pages_given;  /* -m was given (else a default, maybe per mode) */
+	const char *output;     /* "-" = a perf.data stream on stdout */
+	bool pipe;
+	int compress_level;     /* -z: zstd level 1-22; 0 = off */
+	int clockid;
+	const char *clock_name;
+	pid_t *pids;            /* -p: processes to attach to */
+	size_t nr_pids;
+	pid_t *tids;            /* -t: threads to attach to */
+	size_t nr_tids;
+	bool system_wide;       /* -a */
+	int *cpus;              /* -C: CPUs to sample on (NULL = all online) */
+	int nr_cpus;
+	const char *cpu_list;
+	double duration;        /* --duration seconds, >= 1 ms; 0 = until the end */
+	struct callgraph callgraph; /* -g / --call-graph / --max-stack */
+	int cmd_argc;
+	char **cmd;             /* the command to run, NULL-terminated */
+	int argc;               /* the whole command line, for CMDLINE */
+	char **argv;
+};
+
+#endif
