@@ -113,16 +113,16 @@ static int explain_access(const struct perm_failure *f, struct err *e)
 			return err_set(e, -f->code, "cannot attach to process %d: kernel.yama.ptrace_scope is %" PRId64
 				       " and forbids it; run as root or grant CAP_PERFMON", (int)f->pid, yama);
 	}
-	if (f->ev && !f->ev->exclude_kernel && !perm_can_sample_kernel())
+	if (f->has_ev && !f->ev.exclude_kernel && !perm_can_sample_kernel())
 		return err_set(e, -f->code, "not allowed to sample '%s' in kernel mode (perf_event_paranoid is %d): use :u, "
-			       "run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid", f->ev->name, par);
+			       "run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid", f->ev.name, par);
 	return err_set(e, -f->code, "not allowed to sample '%s' (perf_event_paranoid is %d): run as root, grant CAP_PERFMON, "
-		       "or lower /proc/sys/kernel/perf_event_paranoid", f->ev ? f->ev->name : "?", par);
+		       "or lower /proc/sys/kernel/perf_event_paranoid", f->has_ev ? f->ev.name : "?", par);
 }
 
 int perm_explain(const struct perm_failure *f, struct err *e)
 {
-	const char *name = f->ev ? f->ev->name : "?";
+	const char *name = f->has_ev ? f->ev.name : "?";
 	if (f->at_mmap) {
 		int64_t mlock = 0;
 		sysfile_read_s64(PERM_MLOCK_PATH, &mlock);
@@ -134,7 +134,7 @@ int perm_explain(const struct perm_failure *f, struct err *e)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		if (f->ev && (f->ev->type == PD_TYPE_HARDWARE || f->ev->type == PD_TYPE_HW_CACHE))
+		if (f->has_ev && (f->ev.type == PD_TYPE_HARDWARE || f->ev.type == PD_TYPE_HW_CACHE))
 			return err_set(e, -f->code, "event '%s' is not supported on this machine (no hardware PMU: %s); use -e cpu-clock",
 				       name, strerror(f->code));
 		return err_set(e, -f->code, "event '%s' is not supported by this kernel: %s", name, strerror(f->code));

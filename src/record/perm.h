@@ -41,7 +41,8 @@ int perm_ensure_fds(size_t needed, size_t *raised_to, struct err *e);
 /* What failed, for perm_explain(). */
 struct perm_failure {
 	int code;                   /* errno */
-	const struct evspec *ev;
+	struct evspec ev;           /* the event that failed (a copy) */
+	bool has_ev;
 	pid_t pid;                  /* target thread, -1 for all */
 	int cpu;
 	bool system_wide;

@@ -111,7 +111,10 @@ static void fail_at(struct perm_failure *f, int code, const struct evspec *ev, p
 {
 	memset(f, 0, sizeof(*f));
 	f->code = code;
-	f->ev = ev;
+	if (ev) {
+		f->ev = *ev;
+		f->has_ev = true;
+	}
 	f->pid = pid;
 	f->cpu = cpu;
 	f->system_wide = pid == -1;
@@ -146,7 +149,7 @@ static int open_pids(struct sampler *s, const struct sampler_config *c, const pi
 	for (size_t ci = 0; ci < c->nr_cpus; ci++) {
 		int cpu = c->cpus[ci];
 		for (size_t ei = 0; ei < c->nr_events; ei++) {
-			struct evspec *ev = &c->events[ei];
+			const struct evspec *ev = &s->spec[ei];
 			for (size_t pi = 0; pi < n; pi++) {
 				if (vanished[pi])
 					continue;
@@ -202,11 +205,12 @@ static int open_pids(struct sampler *s, const struct sampler_config *c, const pi
 	return 0;
 }
 
-static int try_open(struct sampler *s, const struct sampler_config *c, size_t pages,
+static int try_open(struct sampler *s, const struct sampler_config *c, struct evspec *spec, size_t pages,
 		    struct perm_failure *f)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
+	s->spec = spec;
 	s->nr_events = c->nr_events;
 	s->nr_cpus = c->nr_cpus;
 	s->cpus = c->cpus;
@@ -225,9 +229,9 @@ static int try_open(struct sampler *s, const struct sampler_config *c, size_t pa
 		s->ring_fds[ci] = -1;
 	s->kernel_samples = false;
 	for (size_t i = 0; i < c->nr_events; i++) {
-		build_attr(&s->ev[i].attr, &c->events[i], c, i == 0);
-		s->ev[i].name = c->events[i].name;
-		if (!c->events[i].exclude_kernel)
+		build_attr(&s->ev[i].attr, &spec[i], c, i == 0);
+		s->ev[i].name = spec[i].name;
+		if (!spec[i].exclude_kernel)
 			s->kernel_samples = true;
 	}
 	/* Without call-graph bits: what the sample_id trailer and the TIME
@@ -237,7 +241,7 @@ static int try_open(struct sampler *s, const struct sampler_config *c, size_t pa
 	int r = open_pids(s, c, c->pids, c->nr_pids, vanished, f);
 	free(vanished);
 	if (r == 0 && s->nr_skipped == c->nr_pids) {
-		fail_at(f, ESRCH, &c->events[0], c->pids[0], c->cpus[0], c);
+		fail_at(f, ESRCH, &spec[0], c->pids[0], c->cpus[0], c);
 		return -ESRCH;
 	}
 	return r;
@@ -252,8 +256,13 @@ int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_
 	memset(f, 0, sizeof(*f));
 	if (c->nr_events == 0 || c->nr_cpus == 0 || c->nr_pids == 0)
 		return -EINVAL;
+	/* The fallbacks change the sampler's own copy, never the config. */
+	struct evspec *spec = malloc(c->nr_events * sizeof(*spec));
+	if (!spec)
+		return -ENOMEM;
+	memcpy(spec, c->events, c->nr_events * sizeof(*spec));
 	for (int attempt = 0; attempt < 32; attempt++) {
-		int r = try_open(s, c, pages, f);
+		int r = try_open(s, c, spec, pages, f);
 		if (r == 0) {
 			s->kernel_excluded = kx;
 			s->default_fell_back = fb;
@@ -262,19 +271,21 @@ int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_
 		}
 		close_all(s);
 		memset(s, 0, sizeof(*s));
-		if (r < 0)
+		if (r < 0) {
+			free(spec);
 			return r;
+		}
 		if (r == RETRY_CPU_CLOCK) {
 			for (size_t i = 0; i < c->nr_events; i++)
-				if (c->events[i].is_default && c->events[i].type == PD_TYPE_HARDWARE)
-					evspec_use_cpu_clock(&c->events[i]);
+				if (spec[i].is_default && spec[i].type == PD_TYPE_HARDWARE)
+					evspec_use_cpu_clock(&spec[i]);
 			fb = true;
 		} else if (r == RETRY_SMALLER_RING) {
 			pages /= 2;
 			shrunk = true;
 		} else if (r == RETRY_USER_ONLY) {
 			for (size_t i = 0; i < c->nr_events; i++) {
-				struct evspec *ev = &c->events[i];
+				struct evspec *ev = &spec[i];
 				if (ev->has_modifier)
 					continue;
 				ev->exclude_kernel = true;
@@ -286,6 +297,7 @@ int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_
 			kx = true;
 		}
 	}
+	free(spec);
 	return -EAGAIN;
 }
 
@@ -304,7 +316,7 @@ int sampler_add(struct sampler *s, const struct sampler_config *c, const pid_t *
 	if (r > 0) {
 		/* Settings were fixed by sampler_open; a retry now means the
 		 * kernel changed its mind. Report it plainly. */
-		fail_at(f, EPERM, &c->events[0], pids[0], c->cpus[0], c);
+		fail_at(f, EPERM, &s->spec[0], pids[0], c->cpus[0], c);
 		return -EPERM;
 	}
 	if (r == 0)
@@ -333,5 +345,6 @@ int sampler_disable(struct sampler *s)
 void sampler_close(struct sampler *s)
 {
 	close_all(s);
+	free(s->spec);
 	memset(s, 0, sizeof(*s));
 }

@@ -51,7 +51,8 @@
 #define SAMPLER_SAMPLE_BASE (PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_PERIOD)
 
 struct sampler_config {
-	struct evspec *events;      /* updated in place by the fallbacks */
+	const struct evspec *events; /* as asked; the sampler applies the
+					fallbacks to its own copy (spec) */
 	size_t nr_events;
 	const pid_t *pids;          /* target threads; {-1} = every task */
 	size_t nr_pids;
@@ -71,12 +72,13 @@ struct sampler_config {
 
 struct sampler_event {
 	struct pd_attr attr;
-	const char *name;           /* points into the config's evspec */
+	const char *name;           /* points into the sampler's spec */
 	uint64_t *ids;
 	size_t nr_ids;
 };
 
 struct sampler {
+	struct evspec *spec;        /* the events as opened (fallbacks applied) */
 	struct sampler_event *ev;
 	size_t nr_events;
 	size_t nr_cpus;

@@ -238,7 +238,10 @@ static struct perm_failure failure(int code, const struct evspec *ev)
 	struct perm_failure f;
 	memset(&f, 0, sizeof(f));
 	f.code = code;
-	f.ev = ev;
+	if (ev) {
+		f.ev = *ev;
+		f.has_ev = true;
+	}
 	f.pid = -1;
 	f.cpu = 0;
 	return f;
