@@ -19,7 +19,8 @@
 #include "format/recover.h"
 #include "record/loop.h"
 #include "record/record.h"
-#include "record/target.h"
+#include "record/attach.h"
+#include "record/launch.h"
 #include "util/err.h"
 
 #ifndef PSREC_VERSION
@@ -130,7 +131,7 @@ static int cmd_record(int argc, char **argv)
 	}
 
 	char *path = NULL;
-	err = o.cfg.cmd ? target_find_command(o.cfg.cmd[0], &path) : 0;
+	err = o.cfg.cmd ? launch_find_command(o.cfg.cmd[0], &path) : 0;
 	if (err) {
 		if (err == -ENOENT)
 			fprintf(stderr, "psrec: %s: command not found\n", o.cfg.cmd[0]);
@@ -141,7 +142,7 @@ static int cmd_record(int argc, char **argv)
 	}
 	/* Checked before anything is created: the script exists, so a shell
 	 * calls this "cannot execute" (126), not "not found". */
-	err = path ? target_check_interpreter(o.cfg.cmd[0], path, &e) : 0;
+	err = path ? launch_check_interpreter(o.cfg.cmd[0], path, &e) : 0;
 	if (err) {
 		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
 		free(path);
@@ -188,7 +189,7 @@ static int cmd_record(int argc, char **argv)
 	if (st->end_reason == LOOP_END_WRITE_ERROR)
 		code = EXIT_RUNTIME;
 	else if (res.target_exited)
-		code = target_exit_code(res.target_status);
+		code = launch_exit_code(res.target_status);
 	else if (st->end_reason == LOOP_END_SIGNAL)
 		code = 128 + st->end_signal;
 

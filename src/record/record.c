@@ -39,7 +39,8 @@
 #include "record/procfs.h"
 #include "record/sampler.h"
 #include "record/synth.h"
-#include "record/target.h"
+#include "record/attach.h"
+#include "record/launch.h"
 #include "util/buf.h"
 #include "util/sysfile.h"
 
@@ -168,7 +169,7 @@ static int synthesize_kernel(struct buf *b, const struct sampler *s, const struc
 /* What existed before recording started: the launched command's name or
  * the attached processes from /proc. */
 static int synthesize(struct buf *b, const struct record_config *o, const struct sampler *s,
-		      pid_t child, const struct target_attach *ta, struct record_result *res)
+		      pid_t child, const struct attach *ta, struct record_result *res)
 {
 	size_t trailer = sample_id_trailer_size(s->sample_type);
 	int err = 0;
@@ -188,7 +189,7 @@ static int synthesize(struct buf *b, const struct record_config *o, const struct
 			free(pids);
 	} else {
 		for (size_t i = 0; !err && i < ta->nr_procs; i++) {
-			const struct target_proc *p = &ta->procs[i];
+			const struct attach_proc *p = &ta->procs[i];
 			/* The thread lists are fresh from the rescan; threads born
 			 * since are covered by the kernel's own FORK/COMM. */
 			err = synth_process(b, "/proc", p->pid, p->tids, p->nr_tids, data_maps, trailer, &cnt);
@@ -216,12 +217,12 @@ static int finish_file(struct writer *w, struct feature_inputs *in, const struct
 
 /* Open the events on the attach targets and keep up with threads that
  * appear meanwhile. */
-static int open_attached(struct sampler *smp, struct sampler_config *sc, struct target_attach *ta,
+static int open_attached(struct sampler *smp, struct sampler_config *sc, struct attach *ta,
 			 size_t *nr_threads, struct perm_failure *pf, struct err *e)
 {
 	pid_t *tids;
 	size_t n;
-	int err = target_attach_threads(ta, &tids, &n);
+	int err = attach_threads(ta, &tids, &n);
 	if (err)
 		return err;
 	size_t raised;
@@ -242,7 +243,7 @@ static int open_attached(struct sampler *smp, struct sampler_config *sc, struct 
 	for (int round = 0; round < MAX_RESCANS && !ta->system_wide; round++) {
 		pid_t *fresh;
 		size_t nf, added;
-		err = target_attach_rescan(ta, &fresh, &nf);
+		err = attach_rescan(ta, &fresh, &nf);
 		if (err || nf == 0)
 			break;
 		*nr_threads += nf;
@@ -270,8 +271,8 @@ int record_run(struct record_config *o, const char *cmd_path, const struct recor
 	int *cpus = NULL;
 	int ncpus = 0;
 	struct output out = { .fd = -1 };
-	struct target_child child = { .pid = -1, .pidfd = -1, .go_fd = -1, .exec_fd = -1 };
-	struct target_attach ta = { 0 };
+	struct launch child = { .pid = -1, .pidfd = -1, .go_fd = -1, .exec_fd = -1 };
+	struct attach ta = { 0 };
 	struct sampler smp;
 	struct writer w;
 	struct buf synth = BUF_INIT;
@@ -312,7 +313,7 @@ int record_run(struct record_config *o, const char *cmd_path, const struct recor
 				      "run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid", perm_paranoid());
 			goto out;
 		}
-		err = target_attach_resolve(&ta, o->pids, o->nr_pids, o->tids, o->nr_tids, o->system_wide,
+		err = attach_resolve(&ta, o->pids, o->nr_pids, o->tids, o->nr_tids, o->system_wide,
 					    perm_can_sample_kernel(), e);
 		if (err)
 			goto out;
@@ -356,7 +357,7 @@ int record_run(struct record_config *o, const char *cmd_path, const struct recor
 	if (launch) {
 		/* In pipe mode stdout carries the recording: the command's
 		 * own output goes to stderr, as perf record does. */
-		err = target_fork(&child, cmd_path, o->cmd, &old_mask, o->pipe, e);
+		err = launch_fork(&child, cmd_path, o->cmd, &old_mask, o->pipe, e);
 		if (err)
 			goto out;
 		pid_t pids[1] = { child.pid };
@@ -440,7 +441,7 @@ int record_run(struct record_config *o, const char *cmd_path, const struct recor
 	}
 
 	if (launch) {
-		err = target_exec(&child);
+		err = launch_exec(&child);
 		if (err) {
 			res->exec_failed = true;
 			res->exec_errno = -err;
@@ -502,7 +503,7 @@ int record_run(struct record_config *o, const char *cmd_path, const struct recor
 			res->stats.write_error = derr;
 		}
 	}
-	if (launch && res->stats.end_reason == LOOP_END_TARGET_EXIT && target_reap(&child) == 0) {
+	if (launch && res->stats.end_reason == LOOP_END_TARGET_EXIT && launch_reap(&child) == 0) {
 		res->target_exited = true;
 		res->target_status = child.status;
 	}
@@ -527,20 +528,20 @@ out:
 	if (!started) {
 		output_abort(&out);
 		if (child.pid > 0)
-			target_abort(&child);
+			launch_abort(&child);
 	} else if (launch && !child.reaped) {
 		/* The file is finished first: waiting for the command cannot
 		 * cost the recording anything. */
-		if (target_terminate(&child, sigfd, 1000) == -ETIMEDOUT) {
+		if (launch_terminate(&child, sigfd, 1000) == -ETIMEDOUT) {
 			notice(h, RECORD_NOTICE_WARN, "%s (pid %d) is still running 1 s after SIGTERM; waiting for it (signal psrec again to kill it)",
 			       o->cmd[0], (int)child.pid);
-			target_terminate(&child, sigfd, -1);
+			launch_terminate(&child, sigfd, -1);
 		}
 	}
-	target_close(&child);
+	launch_close(&child);
 	if (!launch)
 		free(target_fds);
-	target_attach_free(&ta);
+	attach_free(&ta);
 	output_close(&out);
 	if (comp_ok)
 		compress_free(&comp);

@@ -13,7 +13,8 @@
 #include <sys/wait.h>
 
 #include "record/procfs.h"
-#include "record/target.h"
+#include "record/attach.h"
+#include "record/launch.h"
 
 /* ---- children: a process with threads, killed and reaped at teardown ---- */
 
@@ -187,9 +188,9 @@ static void test_attach_pid_resolves_one_whole_process_with_all_its_threads(void
 {
 	(void)state;
 	struct kid *k = spawn_kid();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
 	assert_false(err_is_set(&e));
 	assert_false(t.system_wide);
 	assert_int_equal(t.nr_procs, 1);
@@ -200,97 +201,97 @@ static void test_attach_pid_resolves_one_whole_process_with_all_its_threads(void
 
 	pid_t *all;
 	size_t n;
-	assert_int_equal(target_attach_threads(&t, &all, &n), 0);
+	assert_int_equal(attach_threads(&t, &all, &n), 0);
 	expect_same_set(all, n, k->tids, 3);
 	free(all);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_pidfd_becomes_readable_when_the_process_exits(void **state)
 {
 	(void)state;
 	struct kid *k = spawn_kid();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
 	struct pollfd pfd = { t.procs[0].pidfd, POLLIN, 0 };
 	assert_int_equal(poll(&pfd, 1, 0), 0);          /* still running */
 	assert_int_equal(kill(k->pid, SIGKILL), 0);
 	assert_int_equal(poll(&pfd, 1, 10000), 1);
 	assert_true(pfd.revents & POLLIN);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_rescan_returns_exactly_the_new_thread_and_adds_it(void **state)
 {
 	(void)state;
 	struct kid *k = spawn_kid();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
 
 	/* nothing new yet */
 	pid_t *fresh = (pid_t *)1;
 	size_t n = 99;
-	assert_int_equal(target_attach_rescan(&t, &fresh, &n), 0);
+	assert_int_equal(attach_rescan(&t, &fresh, &n), 0);
 	assert_int_equal(n, 0);
 	free(fresh);
 
 	pid_t tid = kid_new_thread(k);
-	assert_int_equal(target_attach_rescan(&t, &fresh, &n), 0);
+	assert_int_equal(attach_rescan(&t, &fresh, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(fresh[0], tid);
 	free(fresh);
 	expect_same_set(t.procs[0].tids, t.procs[0].nr_tids, k->tids, 4);
 
 	pid_t *all;
-	assert_int_equal(target_attach_threads(&t, &all, &n), 0);
+	assert_int_equal(attach_threads(&t, &all, &n), 0);
 	expect_same_set(all, n, k->tids, 4);
 	free(all);
 
 	/* and it is not reported twice */
-	assert_int_equal(target_attach_rescan(&t, &fresh, &n), 0);
+	assert_int_equal(attach_rescan(&t, &fresh, &n), 0);
 	assert_int_equal(n, 0);
 	free(fresh);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_rescan_of_exited_process_reports_nothing(void **state)
 {
 	(void)state;
 	struct kid *k = spawn_kid();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
 	assert_int_equal(kill(k->pid, SIGKILL), 0);
 	assert_int_equal(waitpid(k->pid, NULL, 0), k->pid);
 	pid_t *fresh;
 	size_t n = 99;
-	assert_int_equal(target_attach_rescan(&t, &fresh, &n), 0);
+	assert_int_equal(attach_rescan(&t, &fresh, &n), 0);
 	assert_int_equal(n, 0);
 	free(fresh);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_nonexistent_pid_says_it_does_not_exist(void **state)
 {
 	(void)state;
 	pid_t p = free_pid();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &p, 1, NULL, 0, false, true, &e), -ESRCH);
+	assert_int_equal(attach_resolve(&t, &p, 1, NULL, 0, false, true, &e), -ESRCH);
 	assert_non_null(strstr(e.msg, "does not exist"));
 	char num[16];
 	snprintf(num, sizeof(num), "%d", (int)p);
 	assert_non_null(strstr(e.msg, num));
-	target_attach_free(&t);
+	attach_free(&t);
 
 	/* the same for -t */
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(target_attach_resolve(&t, NULL, 0, &p, 1, false, true, &e), -ESRCH);
+	assert_int_equal(attach_resolve(&t, NULL, 0, &p, 1, false, true, &e), -ESRCH);
 	assert_non_null(strstr(e.msg, "does not exist"));
 	assert_non_null(strstr(e.msg, "thread"));
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_pid_of_a_non_leader_thread_names_its_process(void **state)
@@ -298,32 +299,32 @@ static void test_attach_pid_of_a_non_leader_thread_names_its_process(void **stat
 	(void)state;
 	struct kid *k = spawn_kid();
 	pid_t tid = k->tids[1];
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &tid, 1, NULL, 0, false, true, &e), -EINVAL);
+	assert_int_equal(attach_resolve(&t, &tid, 1, NULL, 0, false, true, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "is a thread of process"));
 	char num[16];
 	snprintf(num, sizeof(num), "%d", (int)k->pid);
 	assert_non_null(strstr(e.msg, num));
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_zombie_is_refused_as_zombie(void **state)
 {
 	(void)state;
 	pid_t z = spawn_zombie();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	int rc = target_attach_resolve(&t, &z, 1, NULL, 0, false, true, &e);
+	int rc = attach_resolve(&t, &z, 1, NULL, 0, false, true, &e);
 	assert_true(rc < 0);
 	assert_non_null(strstr(e.msg, "zombie"));
-	target_attach_free(&t);
+	attach_free(&t);
 
 	memset(&e, 0, sizeof(e));
-	rc = target_attach_resolve(&t, NULL, 0, &z, 1, false, true, &e);
+	rc = attach_resolve(&t, NULL, 0, &z, 1, false, true, &e);
 	assert_true(rc < 0);
 	assert_non_null(strstr(e.msg, "zombie"));
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 /* The child of spawn_zombie_leader: one thread that waits forever, then
@@ -371,9 +372,9 @@ static void test_attach_pid_whose_leader_exited_resolves_its_live_threads(void *
 {
 	(void)state;
 	struct kid *k = spawn_zombie_leader();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	int rc = target_attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e);
+	int rc = attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e);
 	if (rc != 0)
 		fail_msg("-p %d (leader exited, one thread running): %d (%s)", (int)k->pid, rc, e.msg);
 	assert_int_equal(t.nr_procs, 1);
@@ -387,18 +388,18 @@ static void test_attach_pid_whose_leader_exited_resolves_its_live_threads(void *
 	/* the process is alive: its pidfd is not readable */
 	struct pollfd p = { t.procs[0].pidfd, POLLIN, 0 };
 	assert_int_equal(poll(&p, 1, 0), 0);
-	target_attach_free(&t);
+	attach_free(&t);
 
 	/* the leader thread itself is a zombie: nothing to record with -t */
 	memset(&e, 0, sizeof(e));
-	rc = target_attach_resolve(&t, NULL, 0, &k->pid, 1, false, true, &e);
+	rc = attach_resolve(&t, NULL, 0, &k->pid, 1, false, true, &e);
 	assert_true(rc < 0);
 	assert_non_null(strstr(e.msg, "zombie"));
-	target_attach_free(&t);
+	attach_free(&t);
 	/* its live thread is fine */
-	rc = target_attach_resolve(&t, NULL, 0, &k->tids[1], 1, false, true, &e);
+	rc = attach_resolve(&t, NULL, 0, &k->tids[1], 1, false, true, &e);
 	assert_int_equal(rc, 0);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_tid_resolves_a_partial_process_with_just_that_thread(void **state)
@@ -406,9 +407,9 @@ static void test_attach_tid_resolves_a_partial_process_with_just_that_thread(voi
 	(void)state;
 	struct kid *k = spawn_kid();
 	pid_t tid = k->tids[2];
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, NULL, 0, &tid, 1, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, NULL, 0, &tid, 1, false, true, &e), 0);
 	assert_int_equal(t.nr_procs, 1);
 	assert_int_equal(t.procs[0].pid, k->pid);   /* the thread's process */
 	assert_false(t.procs[0].whole);
@@ -418,7 +419,7 @@ static void test_attach_tid_resolves_a_partial_process_with_just_that_thread(voi
 
 	pid_t *all;
 	size_t n;
-	assert_int_equal(target_attach_threads(&t, &all, &n), 0);
+	assert_int_equal(attach_threads(&t, &all, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(all[0], tid);
 	free(all);
@@ -426,11 +427,11 @@ static void test_attach_tid_resolves_a_partial_process_with_just_that_thread(voi
 	/* new threads of a -t process are not picked up */
 	kid_new_thread(k);
 	pid_t *fresh;
-	assert_int_equal(target_attach_rescan(&t, &fresh, &n), 0);
+	assert_int_equal(attach_rescan(&t, &fresh, &n), 0);
 	assert_int_equal(n, 0);
 	free(fresh);
 	assert_int_equal(t.procs[0].nr_tids, 1);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_repeated_pid_and_tid_of_same_process_do_not_duplicate_threads(void **state)
@@ -439,20 +440,20 @@ static void test_attach_repeated_pid_and_tid_of_same_process_do_not_duplicate_th
 	struct kid *k = spawn_kid();
 	const pid_t pids[] = { k->pid, k->pid };
 	const pid_t tids[] = { k->tids[1], k->tids[1] };
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, pids, 2, tids, 2, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, pids, 2, tids, 2, false, true, &e), 0);
 	assert_int_equal(t.nr_procs, 1);
 	assert_true(t.procs[0].whole);
 	expect_same_set(t.procs[0].tids, t.procs[0].nr_tids, k->tids, 3);
-	target_attach_free(&t);
+	attach_free(&t);
 
 	/* -t first, then -p of the same process: whole after all */
-	assert_int_equal(target_attach_resolve(&t, &k->pid, 1, &k->tids[2], 1, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, &k->pid, 1, &k->tids[2], 1, false, true, &e), 0);
 	assert_int_equal(t.nr_procs, 1);
 	assert_true(t.procs[0].whole);
 	expect_same_set(t.procs[0].tids, t.procs[0].nr_tids, k->tids, 3);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_two_processes_threads_are_concatenated(void **state)
@@ -461,13 +462,13 @@ static void test_attach_two_processes_threads_are_concatenated(void **state)
 	struct kid *a = spawn_kid();
 	struct kid *b = spawn_kid();
 	const pid_t pids[] = { a->pid, b->pid };
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, pids, 2, NULL, 0, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, pids, 2, NULL, 0, false, true, &e), 0);
 	assert_int_equal(t.nr_procs, 2);
 	pid_t *all;
 	size_t n;
-	assert_int_equal(target_attach_threads(&t, &all, &n), 0);
+	assert_int_equal(attach_threads(&t, &all, &n), 0);
 	pid_t want[6];
 	memcpy(want, a->tids, 3 * sizeof(pid_t));
 	memcpy(want + 3, b->tids, 3 * sizeof(pid_t));
@@ -477,52 +478,52 @@ static void test_attach_two_processes_threads_are_concatenated(void **state)
 	/* a new thread in the second one only */
 	pid_t tid = kid_new_thread(b);
 	pid_t *fresh;
-	assert_int_equal(target_attach_rescan(&t, &fresh, &n), 0);
+	assert_int_equal(attach_rescan(&t, &fresh, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(fresh[0], tid);
 	free(fresh);
 	assert_int_equal(t.procs[0].nr_tids, 3);
 	assert_int_equal(t.procs[1].nr_tids, 4);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_system_wide_threads_are_minus_one(void **state)
 {
 	(void)state;
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, NULL, 0, NULL, 0, true, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, NULL, 0, NULL, 0, true, true, &e), 0);
 	assert_true(t.system_wide);
 	assert_int_equal(t.nr_procs, 0);
 	pid_t *all;
 	size_t n;
-	assert_int_equal(target_attach_threads(&t, &all, &n), 0);
+	assert_int_equal(attach_threads(&t, &all, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(all[0], -1);
 	free(all);
 	pid_t *fresh;
-	assert_int_equal(target_attach_rescan(&t, &fresh, &n), 0);
+	assert_int_equal(attach_rescan(&t, &fresh, &n), 0);
 	assert_int_equal(n, 0);
 	free(fresh);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_free_closes_pidfds_and_empties_the_target(void **state)
 {
 	(void)state;
 	struct kid *k = spawn_kid();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, &k->pid, 1, NULL, 0, false, true, &e), 0);
 	int fd = t.procs[0].pidfd;
 	assert_true(fcntl(fd, F_GETFD) >= 0);
-	target_attach_free(&t);
+	attach_free(&t);
 	assert_int_equal(fcntl(fd, F_GETFD), -1);
 	assert_int_equal(errno, EBADF);
 	assert_null(t.procs);
 	assert_int_equal(t.nr_procs, 0);
 	/* freeing twice (or an empty one) is harmless */
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
 static void test_attach_error_after_a_good_pid_leaves_a_freeable_target(void **state)
@@ -530,11 +531,11 @@ static void test_attach_error_after_a_good_pid_leaves_a_freeable_target(void **s
 	(void)state;
 	struct kid *k = spawn_kid();
 	const pid_t pids[] = { k->pid, free_pid() };
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, pids, 2, NULL, 0, false, true, &e), -ESRCH);
+	assert_int_equal(attach_resolve(&t, pids, 2, NULL, 0, false, true, &e), -ESRCH);
 	assert_non_null(strstr(e.msg, "does not exist"));
-	target_attach_free(&t);     /* ASan: no leak, no double close */
+	attach_free(&t);     /* ASan: no leak, no double close */
 	assert_int_equal(t.nr_procs, 0);
 }
 
@@ -561,20 +562,20 @@ static void test_attach_kernel_thread_refused_unless_kernel_samples_allowed(void
 	pid_t k = find_kthread();
 	if (k < 0)
 		skip();
-	struct target_attach t;
+	struct attach t;
 	struct err e = { "" };
-	assert_int_equal(target_attach_resolve(&t, &k, 1, NULL, 0, false, false, &e), -EPERM);
+	assert_int_equal(attach_resolve(&t, &k, 1, NULL, 0, false, false, &e), -EPERM);
 	assert_non_null(strstr(e.msg, "kernel thread"));
-	target_attach_free(&t);
+	attach_free(&t);
 
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(target_attach_resolve(&t, &k, 1, NULL, 0, false, true, &e), 0);
+	assert_int_equal(attach_resolve(&t, &k, 1, NULL, 0, false, true, &e), 0);
 	assert_int_equal(t.nr_procs, 1);
 	assert_true(t.procs[0].nr_tids >= 1);
-	target_attach_free(&t);
+	attach_free(&t);
 }
 
-/* ---- target_find_command ------------------------------------------------- */
+/* ---- launch_find_command ------------------------------------------------- */
 
 static char *saved_path;
 static char tmpdir[64];
@@ -614,7 +615,7 @@ static void test_find_command_searches_path_for_a_bare_name(void **state)
 {
 	(void)state;
 	char *path = NULL;
-	assert_int_equal(target_find_command("sh", &path), 0);
+	assert_int_equal(launch_find_command("sh", &path), 0);
 	assert_non_null(path);
 	size_t n = strlen(path);
 	assert_true(n > 3 && strcmp(path + n - 3, "/sh") == 0);
@@ -626,7 +627,7 @@ static void test_find_command_takes_a_name_with_slash_as_is(void **state)
 {
 	(void)state;
 	char *path = NULL;
-	assert_int_equal(target_find_command("/bin/sh", &path), 0);
+	assert_int_equal(launch_find_command("/bin/sh", &path), 0);
 	assert_string_equal(path, "/bin/sh");
 	free(path);
 
@@ -634,7 +635,7 @@ static void test_find_command_takes_a_name_with_slash_as_is(void **state)
 	make_file(tmpdir, "tool", 0755, exe, sizeof(exe));
 	/* a name with a slash is not looked up in PATH */
 	setenv("PATH", "/nonexistent-dir", 1);
-	assert_int_equal(target_find_command(exe, &path), 0);
+	assert_int_equal(launch_find_command(exe, &path), 0);
 	assert_string_equal(path, exe);
 	free(path);
 }
@@ -643,11 +644,11 @@ static void test_find_command_missing_is_enoent(void **state)
 {
 	(void)state;
 	char *path = (char *)1;
-	assert_int_equal(target_find_command("nonexistent-xyz", &path), -ENOENT);
+	assert_int_equal(launch_find_command("nonexistent-xyz", &path), -ENOENT);
 	assert_null(path);
-	assert_int_equal(target_find_command("/nonexistent-dir/nonexistent-xyz", &path), -ENOENT);
+	assert_int_equal(launch_find_command("/nonexistent-dir/nonexistent-xyz", &path), -ENOENT);
 	assert_null(path);
-	assert_int_equal(target_find_command("", &path), -ENOENT);
+	assert_int_equal(launch_find_command("", &path), -ENOENT);
 	assert_null(path);
 }
 
@@ -657,11 +658,11 @@ static void test_find_command_non_executable_file_is_eacces(void **state)
 	char file[128];
 	make_file(tmpdir, "psrec-noexec", 0644, file, sizeof(file));
 	char *path = (char *)1;
-	assert_int_equal(target_find_command(file, &path), -EACCES);
+	assert_int_equal(launch_find_command(file, &path), -EACCES);
 	assert_null(path);
 	/* found through PATH too */
 	setenv("PATH", tmpdir, 1);
-	assert_int_equal(target_find_command("psrec-noexec", &path), -EACCES);
+	assert_int_equal(launch_find_command("psrec-noexec", &path), -EACCES);
 	assert_null(path);
 }
 
@@ -669,12 +670,12 @@ static void test_find_command_directory_is_eacces(void **state)
 {
 	(void)state;
 	char *path = (char *)1;
-	assert_int_equal(target_find_command(tmpdir, &path), -EACCES);
+	assert_int_equal(launch_find_command(tmpdir, &path), -EACCES);
 	assert_null(path);
-	assert_int_equal(target_find_command("/tmp/", &path), -EACCES);
+	assert_int_equal(launch_find_command("/tmp/", &path), -EACCES);
 	th_mkdirs("%s/subdir", tmpdir);
 	setenv("PATH", tmpdir, 1);
-	assert_int_equal(target_find_command("subdir", &path), -EACCES);
+	assert_int_equal(launch_find_command("subdir", &path), -EACCES);
 	assert_null(path);
 }
 
@@ -692,12 +693,12 @@ static void test_find_command_skips_non_executable_match_for_a_later_executable_
 	snprintf(pathvar, sizeof(pathvar), "/nonexistent-dir:%s:%s", dir_a, dir_b);
 	setenv("PATH", pathvar, 1);
 	char *path = NULL;
-	assert_int_equal(target_find_command("tool", &path), 0);
+	assert_int_equal(launch_find_command("tool", &path), 0);
 	assert_string_equal(path, exe);
 	free(path);
 }
 
-/* ---- target_check_interpreter --------------------------------------------- */
+/* ---- launch_check_interpreter --------------------------------------------- */
 
 static void make_script(const char *name, const char *content, char *out, size_t outlen)
 {
@@ -712,13 +713,13 @@ static void test_check_interpreter_missing_is_a_bad_interpreter_naming_it(void *
 	char script[128];
 	make_script("bad.sh", "#!/nonexistent/sh\necho hi\n", script, sizeof(script));
 	struct err e = { "" };
-	assert_int_equal(target_check_interpreter("./bad.sh", script, &e), -ENOENT);
+	assert_int_equal(launch_check_interpreter("./bad.sh", script, &e), -ENOENT);
 	assert_string_equal(e.msg, "./bad.sh: bad interpreter /nonexistent/sh: No such file or directory");
 
 	/* blanks before it and arguments after it, as the kernel reads them */
 	make_script("bad2.sh", "#! \t/nonexistent/perl -w -x\n", script, sizeof(script));
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(target_check_interpreter("bad2.sh", script, &e), -ENOENT);
+	assert_int_equal(launch_check_interpreter("bad2.sh", script, &e), -ENOENT);
 	assert_non_null(strstr(e.msg, "bad interpreter /nonexistent/perl:"));
 }
 
@@ -730,7 +731,7 @@ static void test_check_interpreter_not_executable_is_eacces(void **state)
 	snprintf(text, sizeof(text), "#!%s\n", tmpdir); /* a directory */
 	make_script("dir.sh", text, script, sizeof(script));
 	struct err e = { "" };
-	assert_int_equal(target_check_interpreter("dir.sh", script, &e), -EACCES);
+	assert_int_equal(launch_check_interpreter("dir.sh", script, &e), -EACCES);
 	assert_non_null(strstr(e.msg, "bad interpreter"));
 	assert_non_null(strstr(e.msg, "Permission denied"));
 }
@@ -741,21 +742,21 @@ static void test_check_interpreter_accepts_good_scripts_and_non_scripts(void **s
 	char script[128];
 	struct err e = { "" };
 	make_script("good.sh", "#!/bin/sh\nexit 0\n", script, sizeof(script));
-	assert_int_equal(target_check_interpreter("good.sh", script, &e), 0);
+	assert_int_equal(launch_check_interpreter("good.sh", script, &e), 0);
 	make_script("env.sh", "#!/usr/bin/env sh\n", script, sizeof(script));
-	assert_int_equal(target_check_interpreter("env.sh", script, &e), 0);
+	assert_int_equal(launch_check_interpreter("env.sh", script, &e), 0);
 	/* "#!" alone is execve's ENOEXEC to report, not ours */
 	make_script("empty.sh", "#!\n", script, sizeof(script));
-	assert_int_equal(target_check_interpreter("empty.sh", script, &e), 0);
+	assert_int_equal(launch_check_interpreter("empty.sh", script, &e), 0);
 	make_script("plain", "echo no hash-bang\n", script, sizeof(script));
-	assert_int_equal(target_check_interpreter("plain", script, &e), 0);
+	assert_int_equal(launch_check_interpreter("plain", script, &e), 0);
 	make_script("tiny", "#", script, sizeof(script));
-	assert_int_equal(target_check_interpreter("tiny", script, &e), 0);
-	assert_int_equal(target_check_interpreter("sh", "/bin/sh", &e), 0);
+	assert_int_equal(launch_check_interpreter("tiny", script, &e), 0);
+	assert_int_equal(launch_check_interpreter("sh", "/bin/sh", &e), 0);
 	assert_false(err_is_set(&e));
 }
 
-/* ---- target_fork: what the command inherits --------------------------------- */
+/* ---- launch_fork: what the command inherits --------------------------------- */
 
 /*
  * psrec ignores SIGPIPE and SIGXFSZ for itself; ignored dispositions
@@ -775,23 +776,23 @@ static void test_fork_gives_the_command_the_default_sigxfsz(void **state)
 		char *argv[] = { (char *)"sh", (char *)"-c", (char *)scripts[i], NULL };
 		sigset_t mask;
 		sigemptyset(&mask);
-		struct target_child c;
+		struct launch c;
 		struct err e = { "" };
-		assert_int_equal(target_fork(&c, "/bin/sh", argv, &mask, false, &e), 0);
-		assert_int_equal(target_exec(&c), 0);
+		assert_int_equal(launch_fork(&c, "/bin/sh", argv, &mask, false, &e), 0);
+		assert_int_equal(launch_exec(&c), 0);
 		struct pollfd p = { c.pidfd, POLLIN, 0 };
 		assert_int_equal(poll(&p, 1, 10000), 1);
-		assert_int_equal(target_reap(&c), 0);
+		assert_int_equal(launch_reap(&c), 0);
 		if (!WIFSIGNALED(c.status) || WTERMSIG(c.status) != sigs[i])
 			fail_msg("sh -c '%s' under psrec: wait status %#x, expected death by signal %d (inherited SIG_IGN?)",
 				 scripts[i], c.status, sigs[i]);
-		target_close(&c);
+		launch_close(&c);
 	}
 	signal(SIGXFSZ, old_xfsz);
 	signal(SIGPIPE, old_pipe);
 }
 
-/* ---- target_exit_code ---------------------------------------------------- */
+/* ---- launch_exit_code ---------------------------------------------------- */
 
 static int status_of_child(int how)
 {
@@ -812,24 +813,24 @@ static int status_of_child(int how)
 static void test_exit_code_is_the_exit_status(void **state)
 {
 	(void)state;
-	assert_int_equal(target_exit_code(status_of_child(3)), 3);
-	assert_int_equal(target_exit_code(status_of_child(0)), 0);
-	assert_int_equal(target_exit_code(status_of_child(255)), 255);
+	assert_int_equal(launch_exit_code(status_of_child(3)), 3);
+	assert_int_equal(launch_exit_code(status_of_child(0)), 0);
+	assert_int_equal(launch_exit_code(status_of_child(255)), 255);
 }
 
 static void test_exit_code_of_a_signal_is_128_plus_its_number(void **state)
 {
 	(void)state;
-	assert_int_equal(target_exit_code(status_of_child(-SIGTERM)), 143);
-	assert_int_equal(target_exit_code(status_of_child(-SIGKILL)), 137);
-	assert_int_equal(target_exit_code(status_of_child(-SIGINT)), 130);
+	assert_int_equal(launch_exit_code(status_of_child(-SIGTERM)), 143);
+	assert_int_equal(launch_exit_code(status_of_child(-SIGKILL)), 137);
+	assert_int_equal(launch_exit_code(status_of_child(-SIGINT)), 130);
 }
 
-/* ---- target_terminate: ending a command that outlived its recording ---- */
+/* ---- launch_terminate: ending a command that outlived its recording ---- */
 
 /* A child that (optionally) ignores SIGTERM and then waits forever, as a
  * launched command would; ready once it has set its disposition. */
-static struct target_child spawn_waiter(bool ignore_term)
+static struct launch spawn_waiter(bool ignore_term)
 {
 	int ready[2];
 	assert_int_equal(pipe(ready), 0);
@@ -848,7 +849,7 @@ static struct target_child spawn_waiter(bool ignore_term)
 	char c;
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	close(ready[0]);
-	struct target_child t = { .pid = pid, .go_fd = -1, .exec_fd = -1 };
+	struct launch t = { .pid = pid, .go_fd = -1, .exec_fd = -1 };
 	t.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	assert_true(t.pidfd >= 0);
 	return t;
@@ -857,18 +858,18 @@ static struct target_child spawn_waiter(bool ignore_term)
 static void test_terminate_sends_sigterm_and_reaps(void **state)
 {
 	(void)state;
-	struct target_child t = spawn_waiter(false);
-	assert_int_equal(target_terminate(&t, -1, 5000), 0);
+	struct launch t = spawn_waiter(false);
+	assert_int_equal(launch_terminate(&t, -1, 5000), 0);
 	assert_true(t.reaped);
 	assert_true(WIFSIGNALED(t.status));
 	assert_int_equal(WTERMSIG(t.status), SIGTERM);
-	target_close(&t);
+	launch_close(&t);
 }
 
 static void test_terminate_times_out_then_a_stop_signal_kills(void **state)
 {
 	(void)state;
-	struct target_child t = spawn_waiter(true);
+	struct launch t = spawn_waiter(true);
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
@@ -876,27 +877,27 @@ static void test_terminate_times_out_then_a_stop_signal_kills(void **state)
 	int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	assert_true(sfd >= 0);
 
-	assert_int_equal(target_terminate(&t, sfd, 100), -ETIMEDOUT);
+	assert_int_equal(launch_terminate(&t, sfd, 100), -ETIMEDOUT);
 	assert_false(t.reaped);
 	assert_int_equal(kill(t.pid, 0), 0);   /* SIGTERM was ignored */
 
 	assert_int_equal(kill(getpid(), SIGUSR1), 0);
-	assert_int_equal(target_terminate(&t, sfd, -1), 0);
+	assert_int_equal(launch_terminate(&t, sfd, -1), 0);
 	assert_true(t.reaped);
 	assert_true(WIFSIGNALED(t.status));
 	assert_int_equal(WTERMSIG(t.status), SIGKILL);
 
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	target_close(&t);
+	launch_close(&t);
 }
 
 static void test_terminate_of_a_reaped_child_does_nothing(void **state)
 {
 	(void)state;
-	struct target_child t = { .pid = 12345, .pidfd = -1, .go_fd = -1, .exec_fd = -1,
+	struct launch t = { .pid = 12345, .pidfd = -1, .go_fd = -1, .exec_fd = -1,
 				  .reaped = true, .status = 7 };
-	assert_int_equal(target_terminate(&t, -1, 0), 0);
+	assert_int_equal(launch_terminate(&t, -1, 0), 0);
 	assert_int_equal(t.status, 7);
 	assert_false(t.term_sent);
 }
