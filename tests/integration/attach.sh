@@ -6,7 +6,8 @@
 need_perf
 
 bg_start "$SPIN" 10 2
-sleep 0.3
+# spin 10 2 runs as 3 threads: main, its timekeeper and a second worker
+wait_until "tasks_at_least $BG_PID 3 && runs $BG_PID spin" 30 "spin to start its threads"
 out="$TMP/p.data"
 "$PSREC" -e cpu-clock -p "$BG_PID" --duration 2 -o "$out" 2>"$TMP/psrec.err" || fail "psrec -p failed: $(cat "$TMP/psrec.err")"
 grep -q "^psrec: wrote .* to $out ([0-9]* samples, 0 lost)$" "$TMP/psrec.err" || fail "summary: $(cat "$TMP/psrec.err")"

@@ -40,15 +40,20 @@ expect 2 "--duration '0'" --duration 0 -p 1 -o existing.data
 expect 2 "no command given" -o existing.data
 
 # A zombie: a child that exited and whose parent (now sleep) never reaps it.
+# (The child's 0.1 s and the parent's 30 s are how long each lives.)
 bg_start sh -c 'sleep 0.1 & exec sleep 30'
-sleep 0.5
-zombie=$(ps -o pid=,stat= --ppid "$BG_PID" | awk '$2 ~ /^Z/ { print $1 }')
+zombie_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/ { print $1 }'; }
+wait_until '[ -n "$(zombie_of "$BG_PID")" ]' 30 "a zombie child of $BG_PID"
+zombie=$(zombie_of "$BG_PID")
 [ -n "$zombie" ] || fail "could not make a zombie"
 expect 1 "process $zombie \\(sleep\\) is a zombie" -p "$zombie" -o existing.data
 
 # A thread id given to -p.
 bg_start "$SPIN" 5 2
-sleep 0.3
-thread=$(ls "/proc/$BG_PID/task" | grep -vx "$BG_PID" | head -1)
+wait_until "tasks_at_least $BG_PID 2" 30 "spin to start a thread"
+thread=""
+for t in "/proc/$BG_PID/task/"*; do
+	[ "${t##*/}" = "$BG_PID" ] || { thread=${t##*/}; break; }
+done
 expect 1 "$thread is a thread of process $BG_PID: use -p $BG_PID" -p "$thread" -o existing.data
 echo "ok: bad attach targets rejected"

@@ -8,8 +8,8 @@ need_perf
 
 # 3 threads start 1 s after the process, well after psrec attached.
 bg_start "$MANYTHREADS" 0 0 2.5 3 1000
-sleep 0.3
-before=$(ls "/proc/$BG_PID/task" | sort)
+wait_until "runs $BG_PID manythreads" 30 "manythreads to start"
+before=$(for t in "/proc/$BG_PID/task/"*; do echo "${t##*/}"; done | sort)
 out="$TMP/late.data"
 "$PSREC" -q -e cpu-clock -p "$BG_PID" -o "$out" || fail "psrec -p failed"
 "$PERF" script -i "$out" -F comm,tid 2>"$TMP/perf.err" >"$TMP/script.txt"
@@ -24,10 +24,7 @@ grep -q 'late_work' <(report -i "$out" --no-children --sort sym) || fail "late_w
 # 500 threads, 2000 executable mappings, and an fd limit below what that
 # needs (2 CPUs x 500 threads): psrec raises its soft limit.
 bg_start "$MANYTHREADS" 500 2000 4
-for _ in $(seq 50); do
-	[ "$(ls "/proc/$BG_PID/task" 2>/dev/null | wc -l)" -ge 501 ] && break
-	sleep 0.1
-done
+wait_until "tasks_at_least $BG_PID 501" 60 "manythreads to start its 500 threads"
 out="$TMP/many.data"
 (ulimit -Sn 256; "$PSREC" -v -e cpu-clock -p "$BG_PID" --duration 1 -o "$out") 2>"$TMP/psrec.err" ||
 	fail "psrec on 500 threads failed: $(cat "$TMP/psrec.err")"

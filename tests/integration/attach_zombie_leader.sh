@@ -9,10 +9,7 @@ need_perf
 
 cd "$TMP" || fail "cannot enter $TMP"
 bg_start "$ZOMBIELEADER" 2.5
-for _ in $(seq 100); do
-	grep -q '^State:.Z' "/proc/$BG_PID/status" 2>/dev/null && break
-	sleep 0.05
-done
+poll_until "grep -q '^State:.Z' /proc/$BG_PID/status 2>/dev/null" 30
 grep -q '^State:.Z' "/proc/$BG_PID/status" || fail "the leader of $BG_PID did not exit"
 [ ! -s "/proc/$BG_PID/maps" ] || echo "note: this kernel still shows the zombie leader's maps"
 

@@ -30,20 +30,16 @@ E65=$(for _ in $(seq 65); do printf -- '-e cpu-clock '; done)
 bg_start sleep 60                       # a process with one thread...
 SLEEPER=$BG_PID
 bg_start sh -c 'sleep 0 & exec sleep 60' # ...whose child exits unreaped
-ZOMBIE=""
-for _ in $(seq 100); do
-	ZOMBIE=$(ps -o pid=,stat= --ppid "$BG_PID" | awk '$2 ~ /^Z/ { print $1 }')
-	[ -n "$ZOMBIE" ] && break
-	sleep 0.05
-done
+zombie_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/ { print $1 }'; }
+poll_until '[ -n "$(zombie_of "$BG_PID")" ]' 30
+ZOMBIE=$(zombie_of "$BG_PID")
 [ -n "$ZOMBIE" ] || fail "could not make a zombie"
 bg_start "$SPIN" 60 2                   # a process with threads
 SPINNER=$BG_PID
 THREAD=""
-for _ in $(seq 100); do
-	THREAD=$(ls "/proc/$SPINNER/task" | grep -vx "$SPINNER" | head -1)
-	[ -n "$THREAD" ] && break
-	sleep 0.05
+poll_until "tasks_at_least $SPINNER 2" 30
+for t in "/proc/$SPINNER/task/"*; do
+	[ "${t##*/}" = "$SPINNER" ] || { THREAD=${t##*/}; break; }
 done
 [ -n "$THREAD" ] || fail "spin started no thread"
 

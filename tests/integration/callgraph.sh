@@ -32,13 +32,13 @@ fpfull=$("$PERF" script -i "$TMP/nofp-fp.data" 2>/dev/null | awk '/cpu-clock/ { 
 
 # -g with -p, and dwarf with -p (needs the read-only mappings synthesized).
 bg_start "$DEEPREC" 5 50
-sleep 0.3
+wait_until "runs $BG_PID deeprec" 30 "deeprec to start"
 "$PSREC" -q -e cpu-clock -g -p "$BG_PID" --duration 0.5 -o "$TMP/pfp.data" || fail "-g -p failed"
 chain_stats "$TMP/pfp.data" >"$TMP/pfp.txt"
 no_perf_warnings "-g -p"
 awk '$1 >= 40 && $2 == 1 { n++ } END { exit !(n > 100) }' "$TMP/pfp.txt" || fail "-g -p: no deep chains"
 bg_start "$NOFP" 5
-sleep 0.3
+wait_until "runs $BG_PID nofp" 30 "nofp to start"
 "$PSREC" -q -e cpu-clock --call-graph dwarf,16384 -p "$BG_PID" --duration 0.5 -o "$TMP/pdw.data" || fail "dwarf -p failed"
 n=$("$PERF" script -i "$TMP/pdw.data" 2>/dev/null | awk '/cpu-clock/ { getline a; getline b; getline c; if (a ~ / leaf\+/ && b ~ / middle\+/ && c ~ / main\+/) n++ } END { print n + 0 }')
 [ "$n" -gt 500 ] || fail "dwarf -p: only $n full chains"

@@ -29,7 +29,7 @@ expect() {
 }
 
 bg_start "$SPIN" 5 1
-sleep 0.2
+wait_until "runs $BG_PID spin" 30 "spin to start"
 expect 1 "cannot attach to process $BG_PID \\(spin, owned by uid 0\\): sampling another user's process needs root or CAP_PERFMON" \
 	-e cpu-clock -p "$BG_PID" -o "$TMP/x.data"
 expect 1 "not allowed to sample all CPUs \\(-a needs perf_event_paranoid <= 0, it is [0-9]+\\)" -e cpu-clock -a -o "$TMP/x.data"
@@ -46,7 +46,7 @@ grep -q hot_a <(as_nobody "$PERF" report -i "$TMP/m.data" --stdio --sort sym 2>/
 
 # Too few fds, and a hard limit the user cannot raise.
 bg_start setpriv --reuid=nobody --regid=nogroup --clear-groups "$MANYTHREADS" 100 0 5
-sleep 0.5
+wait_until "runs $BG_PID manythreads && tasks_at_least $BG_PID 101" 30 "manythreads to start its 100 threads"
 got=0
 as_nobody bash -c "ulimit -n 64; exec \"$PSREC\" -e cpu-clock -p $BG_PID --duration 0.2 -o \"$TMP/f.data\"" 2>"$TMP/err.txt" || got=$?
 [ "$got" = 1 ] || fail "fd shortage: exit $got ($(cat "$TMP/err.txt"))"

@@ -109,7 +109,7 @@ for i in $(seq 1 "$randoms"); do
 		"$PSREC" "${rec[@]}" -o "$out" -- "$SPIN" 0.4 2>"$TMP/psrec.err" &
 	fi
 	pid=$!
-	sleep "$delay"
+	sleep "$delay" # the workload: a random moment to kill at
 	kill -KILL "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	check "$mode: killed after ${delay}s"

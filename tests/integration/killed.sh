@@ -8,9 +8,11 @@ need_perf
 for z in "" -z; do
 	out="$TMP/k$z.data"
 	# shellcheck disable=SC2086
-	"$PSREC" -q $z -e cpu-clock -F 1000 -o "$out" -- "$SPIN" 5 1 &
+	"$PSREC" -q $z -e cpu-clock -F 1000 -o "$out" -- "$SPIN" 30 1 &
 	pid=$!
-	sleep 2
+	# Killed once the header covers 1000 samples (1 s of spin at 1000 Hz):
+	# only the checkpoints can get them there while psrec runs.
+	wait_until "has_samples $out 1000" 60 "1000 samples in the live $out"
 	child=$(pgrep -P "$pid" spin || true)
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
@@ -21,16 +23,18 @@ for z in "" -z; do
 	fi
 	no_perf_warnings "killed recording $z"
 	n=$(report_samples <<<"$txt")
-	# 2 s at 1000 Hz = 2000 samples; at least half must have made it.
-	[ "${n:-0}" -ge 1000 ] || fail "$z: only ${n:-0} samples survived 2 s of recording"
+	# What the header covered at the kill must all read.
+	[ "${n:-0}" -ge 1000 ] || fail "$z: only ${n:-0} of the 1000 checkpointed samples survived the kill"
 	"$PDCHECK" "$out" >/dev/null || fail "$z: psrec's reader rejects the killed file"
 	echo "killed $z: $n samples"
 done
 # Killed before the first timed checkpoint (500 ms): the first pass that
 # wrote samples is already in the header (issue 10.12: it was empty).
 out="$TMP/early.data"
-"$PSREC" -q -e cpu-clock -F 1000 -o "$out" -- "$SPIN" 5 1 &
+"$PSREC" -v -e cpu-clock -F 1000 -o "$out" -- "$SPIN" 5 1 2>"$TMP/early.err" &
 pid=$!
+wait_until "started $TMP/early.err" 30 "psrec's start line"
+# The workload: 0.4 s of recording, then the kill (before the 500 ms timer).
 sleep 0.4
 child=$(pgrep -P "$pid" spin || true)
 kill -KILL "$pid"

@@ -138,3 +138,54 @@ report_samples() {
 	sed -n "s/^# Samples: \([0-9.]*\)\(K*\) *of event.*/\1 \2/p" | head -1 |
 		awk '{ n = $1; if ($2 == "K") n *= 1000; printf "%d\n", n }'
 }
+
+# ---- waiting for a condition instead of sleeping -----------------------
+
+# poll_until CONDITION TIMEOUT: run CONDITION (a shell command string, or a
+# function name with its arguments; eval'd) every 20 ms until it succeeds
+# (return 0) or TIMEOUT seconds (fractions allowed) have passed (return 1).
+poll_until() {
+	local cond=$1 limit start
+	limit=$(awk -v t="$2" 'BEGIN { printf "%d", t * 1000000 }')
+	start=${EPOCHREALTIME/[.,]/}
+	until eval "$cond"; do
+		[ $(( ${EPOCHREALTIME/[.,]/} - start )) -lt "$limit" ] || return 1
+		sleep 0.02 # the poll interval
+	done
+}
+
+# wait_until CONDITION TIMEOUT [WHAT]: poll_until, and fail (naming WHAT,
+# default CONDITION) if TIMEOUT seconds pass first. Timeouts are generous:
+# they only bound a hang, they are not a measurement.
+wait_until() {
+	poll_until "$1" "$2" || fail "waited ${2} s for ${3:-$1}"
+}
+
+# Conditions for wait_until.
+# tasks_at_least PID N: PID exists and has at least N threads.
+tasks_at_least() {
+	local t=("/proc/$1/task/"*)
+	[ -d "/proc/$1/task" ] && [ "${#t[@]}" -ge "$2" ]
+}
+# runs PID NAME: PID has exec'd NAME (its comm, as perf will show it).
+runs() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
+}
+# has_samples FILE [N]: the recording FILE, as it stands (a live one too),
+# holds at least N (default 1) samples that psrec's reader can read.
+has_samples() {
+	local n
+	n=$(pd_value samples "$("$PDCHECK" "$1" 2>/dev/null)")
+	[ "${n:-0}" -ge "${2:-1}" ]
+}
+# started ERRFILE: psrec -v printed that recording started (or attached).
+started() {
+	grep -Eq '^psrec: (recording .* started in|attached to) ' "$1"
+}
+# cpu_ticks PID: user + system CPU time of PID so far, in clock ticks.
+cpu_ticks() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+	# the fields after "(comm)": state is 3, utime 14, stime 15
+	awk '{ print $12 + $13 }' <<<"${stat##*) }"
+}

@@ -66,7 +66,7 @@ mkdir "$TMP/setup"
 for delay in 0.001 0.005 0.02; do
 	"$PSREC" -q -e cpu-clock -o "$TMP/setup/s.data" -- "$SPIN" 0.2 &
 	pid=$!
-	sleep "$delay"
+	sleep "$delay" # the workload: when to kill (during setup)
 	kill -KILL "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	left=$(ls -A "$TMP/setup" | grep -v '^s\.data$' || true)

@@ -55,7 +55,9 @@ p|t|a)
 	pid=$BG_PID
 	# -a: a second process that existed before, of another binary.
 	[ "$mode" = a ] && bg_start "$DEEPREC" 4
-	sleep 0.3
+	# spin 4 2 runs as 3 threads: main, its timekeeper and a second worker
+	wait_until "tasks_at_least $pid 3 && runs $pid spin && { [ $mode != a ] || runs $BG_PID deeprec; }" 30 \
+		"the workloads to start"
 	case $mode in
 	p) attach_both "-p $pid" "-p $pid" ;;
 	t) attach_both "-t $pid" "-t $pid" ;;  # spin's main thread runs a worker

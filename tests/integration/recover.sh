@@ -8,9 +8,11 @@ need_perf
 for z in "" -z; do
 	out="$TMP/killed$z.data"
 	# shellcheck disable=SC2086
-	"$PERF" record $z -m 8 -e cpu-clock -o "$out" -- "$SPIN" 6 1 2>/dev/null &
+	"$PERF" record $z -m 8 -e cpu-clock -o "$out" -- "$SPIN" 30 1 2>/dev/null &
 	pid=$!
-	sleep 2
+	# Killed once perf has written 24 KiB: ring data past the ~10 KiB of
+	# header and synthesized records it starts with (-z: a few seconds).
+	wait_until '[ "$(stat -c %s "$out" 2>/dev/null || echo 0)" -ge 24576 ]' 60 "perf record to write 24 KiB to $out"
 	child=$(pgrep -P "$pid" spin || true)
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null

@@ -6,18 +6,18 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 
-# gone PID: true once PID has exited (waits up to 2 s; psrec reaps its
+# gone PID: true once PID has exited (waits up to 10 s; psrec reaps its
 # child before it exits, so this only covers the test's own timing).
 gone() {
-	for _ in $(seq 20); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-	return 1
+	poll_until "! kill -0 $1 2>/dev/null" 10
 }
 
 for sig in TERM INT HUP; do
 	out="$TMP/$sig.data"
-	"$PSREC" -e cpu-clock -o "$out" -- "$SPIN" 4 1 2>"$TMP/psrec.err" &
+	"$PSREC" -e cpu-clock -o "$out" -- "$SPIN" 30 1 2>"$TMP/psrec.err" &
 	pid=$!
-	sleep 1
+	# Signalled once spin runs under psrec and the file holds samples.
+	wait_until "pgrep -P $pid spin >/dev/null && has_samples $out" 30 "samples in the live $out"
 	child=$(pgrep -P "$pid" spin || true)
 	[ -n "$child" ] || fail "SIG$sig: no spin child under psrec"
 	kill -"$sig" "$pid"
@@ -40,11 +40,12 @@ done
 out="$TMP/stubborn.data"
 "$PSREC" -e cpu-clock -o "$out" -- sh -c 'trap "" TERM; exec "$0" 30 1' "$SPIN" 2>"$TMP/psrec.err" &
 pid=$!
-sleep 1
+# sh sets its trap, then execs spin: a spin child means the trap is set.
+poll_until "pgrep -P $pid spin >/dev/null" 30
 child=$(pgrep -P "$pid" spin || true)
 [ -n "$child" ] || fail "stubborn: no spin child under psrec"
 kill -TERM "$pid"
-for _ in $(seq 50); do grep -q 'still running' "$TMP/psrec.err" && break; sleep 0.1; done
+poll_until "grep -q 'still running' $TMP/psrec.err" 30
 grep -q "^psrec: sh (pid $child) is still running 1 s after SIGTERM; waiting for it (signal psrec again to kill it)$" "$TMP/psrec.err" ||
 	{ kill -KILL "$child"; fail "stubborn: no waiting notice: $(cat "$TMP/psrec.err")"; }
 kill -0 "$pid" 2>/dev/null || { kill -KILL "$child"; fail "stubborn: psrec did not wait for the command"; }
@@ -58,12 +59,11 @@ no_perf_warnings "after the stubborn command"
 
 # --duration with a command ends the command too; psrec exits 0.
 out="$TMP/dur.data"
-start=$(date +%s.%N)
 code=0
-"$PSREC" -q -e cpu-clock --duration 0.5 -o "$out" -- "$SPIN" 29 1 || code=$?
-end=$(date +%s.%N)
+# The command would run 29 s; the timeout (124) only bounds a hang.
+timeout 20 "$PSREC" -q -e cpu-clock --duration 0.5 -o "$out" -- "$SPIN" 29 1 || code=$?
+[ "$code" != 124 ] || fail "--duration 0.5 with a command did not end it"
 [ "$code" = 0 ] || fail "--duration with a command: exit $code"
-awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s < 5) }' || fail "--duration 0.5 with a command did not end it"
 pgrep -f "$SPIN 29 1" >/dev/null && { pkill -KILL -f "$SPIN 29 1"; fail "--duration: the command outlived psrec"; }
 grep -q hot_a <<<"$(report -i "$out" --no-children --sort sym)" || fail "--duration: no hot_a samples"
 
@@ -75,22 +75,36 @@ command -v script >/dev/null || skip "script(1) is needed to drive a terminal"
 # group too; dash dies of the SIGINT before it can print psrec's status,
 # bash waits for psrec and only dies if psrec did. CI has no SHELL set.
 export SHELL=$BASH
+# ctrl_c ERRFILE: once psrec (run with -v 2>ERRFILE) has started spin
+# (a command that sets a trap first has set it once it runs spin), type
+# Ctrl-C, then keep the terminal open until the command line printed rc=.
+cmd_pid() { sed -n 's/^psrec: recording .* (pid \([0-9]*\)) on .*/\1/p' "$1"; }
+ctrl_c() {
+	wait_until "started $1" 30 "psrec's start line"
+	wait_until "runs \"\$(cmd_pid $1)\" spin" 30 "spin to run under psrec"
+	printf '\003'
+	wait_until "grep -q rc= $TMP/tty.txt" 60 "the command line to finish"
+}
 out="$TMP/tty.data"
-start=$(date +%s.%N)
-(sleep 0.7; printf '\003'; sleep 3) |
-	script -qec "\"$PSREC\" -q -e cpu-clock -o \"$out\" -- sh -c 'trap \"\" INT; exec \"$SPIN\" 2 1'; echo rc=\$?" /dev/null >"$TMP/tty.txt"
-end=$(date +%s.%N)
+: >"$TMP/tty.txt"
+: >"$TMP/tty.err"
+ctrl_c "$TMP/tty.err" |
+	script -qec "\"$PSREC\" -v -e cpu-clock -o \"$out\" -- sh -c 'trap \"\" INT; exec \"$SPIN\" 2 1' 2>\"$TMP/tty.err\"; echo rc=\$?" /dev/null >"$TMP/tty.txt"
 grep -q 'rc=0' "$TMP/tty.txt" || fail "Ctrl-C at the terminal: $(cat "$TMP/tty.txt")"
-awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s >= 1.9) }' || fail "psrec stopped before the command finished"
+# Recorded to the end: the command's exit is in the file.
+"$PERF" script -i "$out" --show-task-events 2>/dev/null | grep -q 'PERF_RECORD_EXIT' ||
+	fail "psrec stopped before the command finished"
 txt=$(report -i "$out" --no-children --sort sym)
 no_perf_warnings "after terminal Ctrl-C"
-n=$(sed -n "s/^# Samples: \([0-9]*\).* of event.*/\1/p" <<<"$txt")
+n=$(report_samples <<<"$txt") # ("3K of event" is 3000)
 [ "${n:-0}" -ge 5 ] || fail "Ctrl-C recording has too few samples: $n"
 
 # And a command that does not ignore it dies; psrec exits 130 with a valid file.
 out="$TMP/tty2.data"
-(sleep 0.7; printf '\003'; sleep 2) |
-	script -qec "\"$PSREC\" -q -e cpu-clock -o \"$out\" -- \"$SPIN\" 5 1; echo rc=\$?" /dev/null >"$TMP/tty.txt"
+: >"$TMP/tty.txt"
+: >"$TMP/tty2.err"
+ctrl_c "$TMP/tty2.err" |
+	script -qec "\"$PSREC\" -v -e cpu-clock -o \"$out\" -- \"$SPIN\" 5 1 2>\"$TMP/tty2.err\"; echo rc=\$?" /dev/null >"$TMP/tty.txt"
 grep -q 'rc=130' "$TMP/tty.txt" || fail "Ctrl-C killing the command: $(cat "$TMP/tty.txt")"
 report -i "$out" >/dev/null
 no_perf_warnings "after Ctrl-C killed the command"

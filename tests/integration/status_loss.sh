@@ -22,9 +22,14 @@ grep -q $'\r\033\[Kpsrec: wrote' "$TMP/tty.txt" || fail "status line not erased 
 out="$TMP/l.data"
 "$PSREC" -e cpu-clock -F 20000 -m 1 -o "$out" -- "$SPIN" 2 2 2>"$TMP/err.txt" &
 pid=$!
-sleep 0.5
+wait_until "pgrep -P $pid spin >/dev/null && has_samples $out" 30 "samples in the live $out"
+child=$(pgrep -P "$pid" spin)
 kill -STOP "$pid"
-sleep 0.5
+# Frozen while spin burns 0.2 s of CPU (20 ticks at 100 Hz): at 20000 Hz
+# that is some 4000 samples, and a one-page ring holds about 100.
+t0=$(cpu_ticks "$child")
+poll_until "[ \$(cpu_ticks $child) -ge $((t0 + 20)) ]" 60 ||
+	{ kill -CONT "$pid"; fail "spin did not run while psrec was stopped"; }
 kill -CONT "$pid"
 wait "$pid" || fail "psrec failed after SIGSTOP/SIGCONT: $(cat "$TMP/err.txt")"
 lost=$(sed -n 's/^psrec: wrote .* samples, \([0-9]*\) lost)$/\1/p' "$TMP/err.txt")

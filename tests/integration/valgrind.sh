@@ -55,8 +55,17 @@ assert_spin() {
 
 u64_at() { od -An -tu8 -j"$1" -N8 "$2" | tr -d ' '; }
 
+# spin_samples FILE: spin's samples that perf reads in FILE as it stands
+# (a live recording too: what its header covers so far).
+spin_samples() {
+	local n
+	n=$(report -i "$1" --no-children --comm spin --sort comm 2>/dev/null | report_samples)
+	echo "${n:-0}"
+}
+
 bg_start "$SPIN" 12 2
-sleep 0.2
+spin=$BG_PID
+wait_until "tasks_at_least $spin 3 && runs $spin spin" 30 "spin to start its threads"
 
 # An -a recording with call chains, under valgrind from start to finish.
 vg record "$PSREC" -q -a -F 500 -g --duration 2 -o "$TMP/a.data"
@@ -70,7 +79,8 @@ for z in "" -z; do
 	# shellcheck disable=SC2086
 	"$PSREC" -q $z -a -F 500 -g -o "$k" &
 	pid=$!
-	sleep 1.5
+	# Killed once the file holds twice the spin samples assert_spin wants.
+	wait_until '[ "$(spin_samples "$k")" -ge 400 ]' 60 "400 spin samples in the live $k"
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 
