@@ -72,7 +72,7 @@ static void on_status(void *ctx, const struct loop_stats *st, double elapsed, ui
 	struct ui *ui = ctx;
 	char size[32];
 	print_size(size, sizeof(size), bytes);
-	uint64_t lost = st->tally.lost > st->tally.lost_samples ? st->tally.lost : st->tally.lost_samples;
+	uint64_t lost = loop_lost(&st->tally);
 	fprintf(stderr, "\rpsrec: %.1f s, %" PRIu64 " samples, %s, %" PRIu64 " lost\033[K",
 		elapsed, st->tally.samples, size, lost);
 	fflush(stderr);

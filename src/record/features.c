@@ -180,3 +180,71 @@ void features_free(struct features *f)
 		buf_free(&f->b[i]);
 	f->nr = 0;
 }
+
+int features_write_header(struct writer *w, int fd, const struct feature_inputs *in)
+{
+	const struct sampler *s = in->sampler;
+	struct writer_event wev[FEATURES_MAX_EVENTS];
+	if (s->nr_events > FEATURES_MAX_EVENTS)
+		return -E2BIG;
+	for (size_t i = 0; i < s->nr_events; i++) {
+		wev[i].attr = &s->ev[i].attr;
+		wev[i].ids = s->ev[i].ids;
+		wev[i].nr_ids = s->ev[i].nr_ids;
+		wev[i].name = s->ev[i].name;
+	}
+	int err;
+	if (in->pipe) {
+		struct features f;
+		err = features_build(in, &f);
+		if (!err)
+			err = writer_begin_pipe(w, fd, wev, s->nr_events, f.f, f.nr);
+		features_free(&f);
+		return err;
+	}
+	err = writer_begin(w, fd, wev, s->nr_events);
+	if (err || !in->compress)
+		return err;
+	/* The decompression parameters as a record at the start of the data,
+	 * so that a killed recording is readable too (docs/writer.md, W4). */
+	struct buf b = BUF_INIT;
+	err = feature_compressed(&b, (uint32_t)in->compress->level, 0, in->mmap_len);
+	struct writer_feature comp = { PD_FEAT_COMPRESSED, b.data, b.len };
+	if (!err)
+		err = writer_append_feature(w, &comp);
+	if (!err)
+		err = writer_checkpoint(w);
+	buf_free(&b);
+	return err;
+}
+
+int features_finish(struct writer *w, const struct feature_inputs *in, bool *features_failed)
+{
+	struct features f;
+	int err = features_build(in, &f);
+	int ferr = 0;
+	int herr = writer_finish(w, f.f, err ? 0 : f.nr, &ferr);
+	features_free(&f);
+	*features_failed = ferr || err;
+	return herr;
+}
+
+static uint64_t clock_ns(int clockid)
+{
+	struct timespec ts;
+	if (clock_gettime(clockid, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void features_inputs_init(struct feature_inputs *in, const struct hostinfo *host,
+			  const struct record_config *cfg, bool pipe, const struct sampler *s,
+			  const struct compressor *comp)
+{
+	*in = (struct feature_inputs){
+		.host = host, .opts = cfg, .pipe = pipe, .sampler = s, .sysfs = "/sys",
+		.tod_ns = clock_ns(CLOCK_REALTIME), .clk_ns = clock_ns(cfg->clockid),
+		.compress = comp,
+		.mmap_len = (uint32_t)s->rings[0].size,
+	};
+}

@@ -13,6 +13,7 @@
 #ifndef PSREC_RECORD_FEATURES_H
 #define PSREC_RECORD_FEATURES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,12 @@ struct feature_inputs {
 	uint32_t mmap_len;                  /* largest decompressed record */
 };
 
+/* The inputs known once the events are open; the clocks are read now
+ * (CLOCK_DATA pairs the wall clock with the recording's clock). */
+void features_inputs_init(struct feature_inputs *in, const struct hostinfo *host,
+			  const struct record_config *cfg, bool pipe, const struct sampler *s,
+			  const struct compressor *comp);
+
 #define FEATURES_MAX 32
 
 struct features {
@@ -50,6 +57,19 @@ struct features {
 int features_build(const struct feature_inputs *in, struct features *out);
 
 void features_free(struct features *f);
+
+/*
+ * Begin the output: in pipe mode the stream header, attrs and every
+ * feature (a pipe cannot be rewritten later; the sample times are then 0,
+ * as perf writes them); else the file header and attrs, and with -z the
+ * COMPRESSED parameters as the data's first record. -errno.
+ */
+int features_write_header(struct writer *w, int fd, const struct feature_inputs *in);
+
+/* End the file: build the features and let the writer finish it.
+ * *features_failed: it ended without them (still valid). -errno only when
+ * the header could not be rewritten. */
+int features_finish(struct writer *w, const struct feature_inputs *in, bool *features_failed);
 
 #define FEATURES_MAX_EVENTS 64
 

@@ -259,3 +259,10 @@ void hostinfo_free(struct hostinfo *h)
 	free(h->die_id);
 	memset(h, 0, sizeof(*h));
 }
+
+int hostinfo_online_cpus(int **cpus, int *n)
+{
+	char s[4096];
+	int err = sysfile_read_str("/sys/devices/system/cpu/online", s, sizeof(s));
+	return err ? err : cpulist_parse(s, cpus, n);
+}

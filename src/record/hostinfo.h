@@ -37,4 +37,7 @@ void hostinfo_topology(const struct hostinfo *h, struct feature_topology *t);
 
 void hostinfo_free(struct hostinfo *h);
 
+/* The online CPUs (/sys/devices/system/cpu/online), malloc'd. -errno. */
+int hostinfo_online_cpus(int **cpus, int *n);
+
 #endif

@@ -118,6 +118,38 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 	return 0;
 }
 
+int loop_signals_block(sigset_t *old, bool *blocked)
+{
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	*blocked = false;
+	if (sigprocmask(SIG_BLOCK, &stop, old) < 0)
+		return -errno;
+	*blocked = true;
+	int fd = signalfd(-1, &stop, SFD_NONBLOCK | SFD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void loop_signals_restore(int fd, const sigset_t *old)
+{
+	if (fd >= 0) {
+		struct signalfd_siginfo si;
+		while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
+		close(fd);
+	}
+	if (old)
+		sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+uint64_t loop_lost(const struct ring_tally *t)
+{
+	return t->lost > t->lost_samples ? t->lost : t->lost_samples;
+}
+
 int loop_drain(struct sampler *s, struct writer *w, const struct loop_config *c,
 	       struct loop_stats *st)
 {

@@ -16,6 +16,7 @@
 #ifndef PSREC_RECORD_LOOP_H
 #define PSREC_RECORD_LOOP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -69,6 +70,22 @@ struct loop_stats {
  */
 int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	     struct loop_stats *stats);
+
+/*
+ * Block SIGINT, SIGTERM and SIGHUP (so none is lost, or kills psrec half
+ * way) and return a signalfd for them (-errno on failure); *old gets the
+ * mask to restore, *blocked whether it was changed.
+ */
+int loop_signals_block(sigset_t *old, bool *blocked);
+
+/* Close the signalfd (fd < 0: none) after consuming a stop signal still
+ * pending, so that restoring the mask does not deliver it now; restore
+ * old unless NULL. */
+void loop_signals_restore(int fd, const sigset_t *old);
+
+/* Samples lost: the larger of the LOST and LOST_SAMPLES counts (the
+ * kernel writes both for the same losses). */
+uint64_t loop_lost(const struct ring_tally *t);
 
 /* Drain every ring once more (after the events were disabled). */
 int loop_drain(struct sampler *s, struct writer *w, const struct loop_config *c,

@@ -247,7 +247,7 @@ void output_started(struct output *o)
 
 void output_abort(struct output *o)
 {
-	if (o->direct)
+	if (o->direct || !o->path)
 		return;
 	char *old = NULL;
 	if (asprintf(&old, "%s.old", o->path) < 0)

@@ -51,7 +51,11 @@ struct record_result {
  * (see res for how the recording ended, including a write error), or
  * -errno with *e set when nothing usable was produced.
  */
-int record_run(struct record_config *opts, const char *cmd_path, const struct record_hooks *h,
+int record_run(const struct record_config *cfg, const char *cmd_path, const struct record_hooks *h,
 	       struct record_result *res, struct err *e);
+
+/* Pass one notice to the hooks (no-op without a notice hook). */
+void record_notice(const struct record_hooks *h, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

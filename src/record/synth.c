@@ -263,3 +263,10 @@ int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids,
 	cnt->maps += mc.maps;
 	return 0;
 }
+
+int synth_kernel(struct buf *b, size_t trailer_size, int *why)
+{
+	struct kernel_map km;
+	*why = synth_find_kernel_map("/proc/kallsyms", "/proc/iomem", &km);
+	return *why ? 0 : synth_kernel_mmap(b, &km, trailer_size);
+}

@@ -38,6 +38,15 @@ int synth_find_kernel_map(const char *kallsyms, const char *iomem, struct kernel
 /* MMAP "[kernel.kallsyms]_text", pid -1, misc KERNEL, pgoff = _text. */
 int synth_kernel_mmap(struct buf *b, const struct kernel_map *km, size_t trailer_size);
 
+/*
+ * The kernel map from /proc/kallsyms and /proc/iomem, appended to b. Made
+ * before sampling matters: the kernel takes tens of milliseconds to format
+ * /proc/kallsyms up to _etext, long enough to overflow a ring that is
+ * already filling. When the map cannot be found (kptr_restrict: -EPERM)
+ * nothing is appended, *why gets the -errno and 0 is returned.
+ */
+int synth_kernel(struct buf *b, size_t trailer_size, int *why);
+
 /* COMM pid/tid name (name truncated to 15 bytes like the kernel's). */
 int synth_comm(struct buf *b, pid_t pid, pid_t tid, const char *name, size_t trailer_size);
 

@@ -1,0 +1,309 @@
+/*
+ * target.c - the launch and attach targets (see target.h).
+ */
+#include "target.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "format/sample.h"
+#include "record/perm.h"
+#include "record/procfs.h"
+#include "record/record.h"
+#include "record/synth.h"
+
+/* Rescans for threads born while events were being opened. */
+#define MAX_RESCANS 8
+/* fds psrec needs besides the events (output, pidfds, stdio...). */
+#define FD_SLACK 64
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static int no_check(struct target *t, const struct target_env *env, struct err *e)
+{
+	(void)t, (void)env, (void)e;
+	return 0;
+}
+
+static void no_stop(struct target *t, struct sampler *s)
+{
+	(void)t, (void)s;
+}
+
+static void no_reaped(struct target *t, const struct target_env *env)
+{
+	(void)t, (void)env;
+}
+
+/* ---- a launched command ------------------------------------------------ */
+
+/* The child is forked stopped on a pipe; events open on it with
+ * enable_on_exec, so sampling starts at its exec. In pipe mode stdout
+ * carries the recording: the command's own output goes to stderr, as
+ * perf record does. */
+static int launch_open(struct target *t, const struct target_env *env, struct sampler *s,
+		       struct sampler_config *sc, struct err *e)
+{
+	const struct record_config *c = env->cfg;
+	int err = launch_fork(&t->child, env->cmd_path, c->cmd, env->child_mask, c->pipe, e);
+	if (err)
+		return err;
+	pid_t pids[1] = { t->child.pid };
+	sc->pids = pids;
+	sc->nr_pids = 1;
+	sc->enable_on_exec = true;
+	sc->inherit = true;
+	struct perm_failure pf;
+	err = sampler_open(s, sc, &pf);
+	sc->pids = NULL;
+	return err ? perm_explain(&pf, e) : 0;
+}
+
+static int launch_synthesize(struct target *t, const struct target_env *env, const struct sampler *s,
+			     struct buf *b)
+{
+	return synth_comm(b, t->child.pid, t->child.pid, base_name(env->cfg->cmd[0]),
+			  sample_id_trailer_size(s->sample_type));
+}
+
+static int launch_start(struct target *t, const struct target_env *env, struct err *e)
+{
+	int err = launch_exec(&t->child);
+	if (err) {
+		env->res->exec_failed = true;
+		env->res->exec_errno = -err;
+		return err_set(e, err, "%s: %s", env->cfg->cmd[0], strerror(-err));
+	}
+	env->res->setup_ms = ms_since(env->t0);
+	return 0;
+}
+
+static void launch_describe(struct target *t, const struct target_env *env, const struct sampler *s,
+			    char *buf, size_t len)
+{
+	snprintf(buf, len, "recording %s (pid %d) on %zu CPUs, %zu event(s), %zu KiB ring per CPU; started in %.1f ms",
+		 env->cfg->cmd[0], (int)t->child.pid, s->nr_cpus, s->nr_events,
+		 (size_t)(s->rings[0].size / 1024), env->res->setup_ms);
+}
+
+static size_t launch_watch(struct target *t, const int **fds)
+{
+	*fds = &t->child.pidfd;
+	return 1;
+}
+
+/* Its events stop before the last drain. */
+static void launch_stop(struct target *t, struct sampler *s)
+{
+	(void)t;
+	sampler_disable(s);
+}
+
+static void launch_reaped(struct target *t, const struct target_env *env)
+{
+	if (launch_reap(&t->child) == 0) {
+		env->res->target_exited = true;
+		env->res->target_status = t->child.status;
+	}
+}
+
+/* The file is finished first: waiting for the command cannot cost the
+ * recording anything. */
+static void launch_end(struct target *t, const struct target_env *env, bool started)
+{
+	if (!started && t->child.pid > 0) {
+		launch_abort(&t->child);
+	} else if (started && !t->child.reaped &&
+		   launch_terminate(&t->child, env->sigfd, 1000) == -ETIMEDOUT) {
+		record_notice(env->hooks, RECORD_NOTICE_WARN,
+			      "%s (pid %d) is still running 1 s after SIGTERM; waiting for it (signal psrec again to kill it)",
+			      env->cfg->cmd[0], (int)t->child.pid);
+		launch_terminate(&t->child, env->sigfd, -1);
+	}
+	launch_close(&t->child);
+}
+
+static const struct target_ops launch_ops = {
+	.tty_sigint_to_target = true,
+	.check = no_check,
+	.open = launch_open,
+	.synthesize = launch_synthesize,
+	.start = launch_start,
+	.describe = launch_describe,
+	.watch = launch_watch,
+	.stop = launch_stop,
+	.reaped = launch_reaped,
+	.end = launch_end,
+};
+
+/* ---- attached processes -------------------------------------------------- */
+
+static int attach_check(struct target *t, const struct target_env *env, struct err *e)
+{
+	const struct record_config *c = env->cfg;
+	if (c->system_wide && !perm_can_sample_cpus())
+		return err_set(e, -EACCES, "not allowed to sample all CPUs (-a needs perf_event_paranoid <= 0, it is %d): "
+			       "run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid", perm_paranoid());
+	return attach_resolve(&t->att, c->pids, c->nr_pids, c->tids, c->nr_tids, c->system_wide,
+			      perm_can_sample_kernel(), e);
+}
+
+/* Keep up with threads that appear while the events are being opened. */
+static int attach_catch_up(struct target *t, struct sampler *s, struct sampler_config *sc,
+			   size_t *nr_threads, struct perm_failure *pf, struct err *e)
+{
+	int err = 0;
+	for (int round = 0; round < MAX_RESCANS && !t->att.system_wide && !err; round++) {
+		pid_t *fresh;
+		size_t nf, added, raised;
+		err = attach_rescan(&t->att, &fresh, &nf);
+		if (err || nf == 0)
+			return err;
+		*nr_threads += nf;
+		err = perm_ensure_fds(sc->nr_cpus * sc->nr_events * *nr_threads + FD_SLACK, &raised, e);
+		if (!err && sampler_add(s, sc, fresh, nf, &added, pf))
+			err = perm_explain(pf, e);
+		free(fresh);
+	}
+	return err;
+}
+
+/* -p follows new threads and children; -t is just those threads; -a
+ * covers everything without inheriting. The events open enabled:
+ * sampling starts as each one opens, with no ENABLE pass over thousands
+ * of fds. */
+static int attach_open(struct target *t, const struct target_env *env, struct sampler *s,
+		       struct sampler_config *sc, struct err *e)
+{
+	pid_t *tids;
+	size_t n, raised;
+	int err = attach_threads(&t->att, &tids, &n);
+	if (err)
+		return err;
+	err = perm_ensure_fds(sc->nr_cpus * sc->nr_events * n + FD_SLACK, &raised, e);
+	if (err) {
+		free(tids);
+		return err;
+	}
+	sc->inherit = env->cfg->nr_pids > 0;
+	sc->skip_vanished = true;
+	sc->open_enabled = true;
+	sc->pids = tids;
+	sc->nr_pids = n;
+	struct perm_failure pf;
+	err = sampler_open(s, sc, &pf);
+	sc->pids = NULL;
+	free(tids);
+	if (err)
+		return perm_explain(&pf, e);
+	env->res->nr_threads = n - s->nr_skipped;
+	return attach_catch_up(t, s, sc, &env->res->nr_threads, &pf, e);
+}
+
+/* /proc is scanned only now, after the events were enabled: a mapping
+ * made meanwhile is then seen by the kernel (MMAP2 in the ring) or by the
+ * scan. The thread lists are fresh from the rescan; threads born since
+ * are covered by the kernel's own FORK/COMM. */
+static int attach_synthesize(struct target *t, const struct target_env *env, const struct sampler *s,
+			     struct buf *b)
+{
+	size_t trailer = sample_id_trailer_size(s->sample_type);
+	struct synth_counts cnt = { 0 };
+	/* DWARF unwinding needs the read-only file mappings too. */
+	bool data_maps = env->cfg->callgraph.mode == CALLGRAPH_DWARF;
+	int err = 0;
+	env->res->setup_ms = ms_since(env->t0);
+	if (t->att.system_wide) {
+		pid_t *pids;
+		size_t n;
+		err = procfs_processes("/proc", &pids, &n);
+		for (size_t i = 0; !err && i < n; i++)
+			err = synth_process(b, "/proc", pids[i], NULL, 0, data_maps, trailer, &cnt);
+		if (!err)
+			free(pids);
+	} else {
+		for (size_t i = 0; !err && i < t->att.nr_procs; i++) {
+			const struct attach_proc *p = &t->att.procs[i];
+			err = synth_process(b, "/proc", p->pid, p->tids, p->nr_tids, data_maps, trailer, &cnt);
+		}
+	}
+	env->res->nr_processes = cnt.processes;
+	env->res->nr_maps = cnt.maps;
+	return err;
+}
+
+static int attach_start(struct target *t, const struct target_env *env, struct err *e)
+{
+	(void)env, (void)e;
+	if (t->att.nr_procs == 0)
+		return 0;
+	t->pidfds = calloc(t->att.nr_procs, sizeof(*t->pidfds));
+	if (!t->pidfds)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->att.nr_procs; i++)
+		t->pidfds[i] = t->att.procs[i].pidfd;
+	return 0;
+}
+
+static void attach_describe(struct target *t, const struct target_env *env, const struct sampler *s,
+			    char *buf, size_t len)
+{
+	const struct record_result *r = env->res;
+	if (t->att.system_wide)
+		snprintf(buf, len, "recording all processes on %zu CPUs (%zu processes, %zu mappings synthesized); sampling enabled %.1f ms after start",
+			 s->nr_cpus, r->nr_processes, r->nr_maps, r->setup_ms);
+	else
+		snprintf(buf, len, "attached to %zu threads of %zu processes on %zu CPUs (%zu fds, %zu mappings synthesized); attach time %.1f ms",
+			 r->nr_threads, t->att.nr_procs, s->nr_cpus, s->nr_fds, r->nr_maps, r->setup_ms);
+}
+
+static size_t attach_watch(struct target *t, const int **fds)
+{
+	*fds = t->pidfds;
+	return t->pidfds ? t->att.nr_procs : 0;
+}
+
+/* Attached events just stop being read: closing them ends them, with no
+ * DISABLE per fd. Nothing is signalled. */
+static void attach_end(struct target *t, const struct target_env *env, bool started)
+{
+	(void)env, (void)started;
+	free(t->pidfds);
+	t->pidfds = NULL;
+	attach_free(&t->att);
+}
+
+static const struct target_ops attach_ops = {
+	.tty_sigint_to_target = false,
+	.check = attach_check,
+	.open = attach_open,
+	.synthesize = attach_synthesize,
+	.start = attach_start,
+	.describe = attach_describe,
+	.watch = attach_watch,
+	.stop = no_stop,
+	.reaped = no_reaped,
+	.end = attach_end,
+};
+
+void target_init(struct target *t, const struct record_config *cfg, const char *cmd_path)
+{
+	memset(t, 0, sizeof(*t));
+	t->child = (struct launch){ .pid = -1, .pidfd = -1, .go_fd = -1, .exec_fd = -1 };
+	t->ops = cmd_path ? &launch_ops : &attach_ops;
+	(void)cfg;
+}
