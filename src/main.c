@@ -120,7 +120,8 @@ static int cmd_record(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (o.help) {
-		fputs(options_usage(), stdout);
+		struct options_help h;
+		fputs(options_usage(&h), stdout);
 		options_free(&o);
 		return 0;
 	}

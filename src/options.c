@@ -1,5 +1,6 @@
 /*
- * options.c - record options (see options.h). perf record's spellings.
+ * options.c - record options (see options.h). perf record's spellings; the
+ * list of options, and --help, are in options_table.c.
  */
 #include "options.h"
 
@@ -15,73 +16,14 @@
 #include <unistd.h>
 #include <stdbool.h>
 
+#include "options_table.h"
 #include "record/features.h"
 #include "util/sysfile.h"
 
-static const char usage_text[] =
-"usage: psrec [options] [--] COMMAND [ARGS...]\n"
-"       psrec [options] -p PID[,PID...] | -t TID[,TID...] | -a\n"
-"       psrec recover FILE   (repair a recording whose recorder was killed)\n"
-"\n"
-"Run COMMAND, or attach to running processes or the whole system, and\n"
-"sample on every CPU into a perf.data file that perf report and perf\n"
-"script read.\n"
-"\n"
-"targets:\n"
-"  -p, --pid=PID[,PID...]        running processes, with all their threads and\n"
-"                                the threads and children they start\n"
-"  -t, --tid=TID[,TID...]        just these threads\n"
-"  -a, --all-cpus                every process on every CPU\n"
-"  -C, --cpu=LIST                only these CPUs, e.g. 0-3,6\n"
-"      --duration=SECONDS        stop after SECONDS (fractions allowed)\n"
-"\n"
-"call graphs:\n"
-"  -g                            record call chains (= --call-graph fp)\n"
-"      --call-graph=MODE         fp (frame pointers), dwarf[,SIZE] (copy SIZE bytes\n"
-"                                of user stack, default 8192, for offline unwinding;\n"
-"                                works without frame pointers), lbr (Intel LBR)\n"
-"      --max-stack=N             at most N frames per chain (default: the kernel's\n"
-"                                perf_event_max_stack)\n"
-"\n"
-"options:\n"
-"  -e, --event=EVENT[,EVENT...]  events to sample (repeatable); modifiers :u :k :h\n"
-"                                default: cycles, or cpu-clock without a hardware PMU\n"
-"  -F, --freq=HZ|max             sampling frequency (default 4000; max = the kernel's\n"
-"                                perf_event_max_sample_rate)\n"
-"  -c, --count=PERIOD            sample every PERIOD events instead of a frequency\n"
-"  -m, --mmap-pages=PAGES        ring buffer data pages per CPU, a power of two, or a\n"
-"                                size such as 512K or 2M (default 128 = 512 KiB;\n"
-"                                2 MiB with --call-graph dwarf)\n"
-"  -o, --output=FILE             output file (default perf.data; an existing one is\n"
-"                                renamed to FILE.old); - writes a stream to stdout\n"
-"                                for perf report -i - / perf script -i -\n"
-"  -z, --compression-level[=N]   compress the ring data with zstd level N (1-22,\n"
-"                                default 1), like perf record -z\n"
-"  -k, --clockid=CLOCK           clock for timestamps: monotonic (default),\n"
-"                                monotonic_raw, realtime, boottime, tai\n"
-"  -q, --quiet                   no summary\n"
-"  -v, --verbose                 more detail (repeat for more)\n"
-"  -h, --help                    this help\n"
-"  -V, --version                 print the version\n"
-"\n"
-"events: cpu-clock, task-clock, page-faults, minor-faults, major-faults,\n"
-"        context-switches, cpu-migrations, cycles, instructions, cache-misses,\n"
-"        branch-misses, ...\n"
-"\n"
-"examples:\n"
-"  psrec -- ./myprog --flag          record myprog at 4000 Hz into perf.data\n"
-"  psrec -F 999 -o run.data ./myprog record at 999 Hz into run.data\n"
-"  psrec -e cpu-clock,page-faults -- make -j2\n"
-"  psrec -e task-clock:u -c 100000 ./myprog\n"
-"  psrec -p 1234 --duration 10      attach to process 1234 for 10 seconds\n"
-"  psrec -g -- ./myprog              with call chains, for flame graphs\n"
-"  psrec --call-graph dwarf ./myprog call chains without frame pointers\n"
-"  psrec -a -C 0-1 --duration 5     the whole system, CPUs 0 and 1\n"
-"  perf report -i perf.data          read the recording\n";
-
-const char *options_usage(void)
+const char *options_usage(struct options_help *h)
 {
-	return usage_text;
+	options_table_help(h->text, sizeof(h->text));
+	return h->text;
 }
 
 void options_init(struct options *o)
@@ -347,36 +289,17 @@ static int parse_clock(struct options *o, const char *arg, struct err *e)
 
 int options_parse(struct options *o, int argc, char **argv, struct err *e)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "clockid", required_argument, NULL, 'k' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "call-graph", required_argument, NULL, 'G' },
-		{ "compression-level", optional_argument, NULL, 'z' },
-		{ "max-stack", required_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct options_getopt g;
 	bool freq_given = false;
 	int err = 0;
 
 	o->cfg.argc = argc;
 	o->cfg.argv = argv;
+	options_table_getopt(&g);
 	opterr = 0;
 	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
 	for (;;) {
-		int c = getopt_long(argc, argv, "+:e:F:c:m:o:k:qvhVp:t:aC:gz", longopts, NULL);
+		int c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL);
 		if (c == -1)
 			break;
 		switch (c) {
@@ -425,7 +348,7 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 		case 'C':
 			err = parse_cpus(o, optarg, e);
 			break;
-		case 'D':
+		case OPTIONS_KEY_DURATION:
 			err = parse_duration(o, optarg, e);
 			break;
 		case 'g':
@@ -441,10 +364,10 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 					o->cfg.compress_level = (int)lv;
 			}
 			break;
-		case 'G':
+		case OPTIONS_KEY_CALL_GRAPH:
 			err = callgraph_parse(&o->cfg.callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
 			break;
-		case 'M':
+		case OPTIONS_KEY_MAX_STACK:
 			err = parse_max_stack(o, optarg, e);
 			break;
 		case 'h':

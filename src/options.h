@@ -48,7 +48,11 @@ void options_init(struct options *o);
 int options_parse(struct options *o, int argc, char **argv, struct err *e);
 void options_free(struct options *o);
 
-/* The --help text. */
-const char *options_usage(void);
+/* The --help text, generated from the option table (options_table.h)
+ * into h; returns h->text. */
+struct options_help {
+	char text[8192];
+};
+const char *options_usage(struct options_help *h);
 
 #endif

@@ -1,9 +1,12 @@
 /* test_options.c - the record command line (src/options.c). */
 #include "test_helpers.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <time.h>
 
 #include "options.h"
+#include "options_table.h"
 #include "record/features.h"
 #include "util/sysfile.h"
 
@@ -430,7 +433,8 @@ static void test_options_help_and_version_need_no_command(void **state)
 	assert_true(p.o.version);
 	options_free(&p.o);
 
-	assert_non_null(strstr(options_usage(), "usage: psrec"));
+	struct options_help h;
+	assert_non_null(strstr(options_usage(&h), "usage: psrec"));
 }
 
 static void test_options_quiet_and_verbose(void **state)
@@ -946,6 +950,276 @@ static void test_options_bad_call_graph_and_max_stack_are_usage_errors(void **st
 	expect_usage_error(ARGC(a6), a6, "expected fp, dwarf[,SIZE] or lbr");
 }
 
+/* ---- the option table and the texts that list the options ---- */
+
+/* "-x" / "--name" of a row, for messages. */
+static const char *row_name(const struct options_spec *s, char buf[64])
+{
+	if (s->name)
+		snprintf(buf, 64, "--%s", s->name);
+	else
+		snprintf(buf, 64, "-%c", options_table_letter(s));
+	return buf;
+}
+
+static void test_options_table_rows_are_well_formed(void **state)
+{
+	(void)state;
+	char nm[64];
+	assert_true(options_table_len > 0 && options_table_len <= OPTIONS_TABLE_MAX);
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct options_spec *s = &options_table[i];
+		int letter = options_table_letter(s);
+		if (!s->name && !letter)
+			fail_msg("row %zu has neither a long name nor a letter", i);
+		if (letter && !isalpha(letter))
+			fail_msg("%s: key %d is neither a letter nor an OPTIONS_KEY_*", row_name(s, nm), s->key);
+		if ((s->arg == OPTIONS_ARG_NONE) != (s->arg_name == NULL))
+			fail_msg("%s: an argument name exactly when it takes an argument", row_name(s, nm));
+		if (s->arg == OPTIONS_ARG_OPTIONAL && !s->name)
+			fail_msg("%s: optional arguments exist in the long form only", row_name(s, nm));
+		if (!s->help || !s->help[0] || !s->group || !s->group[0])
+			fail_msg("%s: no help line or heading", row_name(s, nm));
+		for (size_t j = 0; j < i; j++) {
+			const struct options_spec *o = &options_table[j];
+			if (o->key == s->key)
+				fail_msg("%s: key used twice", row_name(s, nm));
+			if (o->name && s->name && strcmp(o->name, s->name) == 0)
+				fail_msg("%s: long name used twice", row_name(s, nm));
+		}
+	}
+}
+
+static void test_options_getopt_arguments_come_from_the_table(void **state)
+{
+	(void)state;
+	struct options_getopt g;
+	options_table_getopt(&g);
+	assert_memory_equal(g.shortopts, "+:", 2);
+	size_t nl = 0;
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct options_spec *s = &options_table[i];
+		int letter = options_table_letter(s);
+		char *p = letter ? strchr(g.shortopts + 2, letter) : NULL;
+		if (letter) {
+			assert_non_null(p);
+			/* Only a required argument makes "x:"; an optional one
+			 * is long only. */
+			assert_int_equal(p[1] == ':', s->arg == OPTIONS_ARG_REQUIRED);
+		}
+		if (!s->name)
+			continue;
+		assert_string_equal(g.longopts[nl].name, s->name);
+		assert_int_equal(g.longopts[nl].val, s->key);
+		assert_null(g.longopts[nl].flag);
+		assert_int_equal(g.longopts[nl].has_arg,
+				 s->arg == OPTIONS_ARG_NONE ? no_argument :
+				 s->arg == OPTIONS_ARG_REQUIRED ? required_argument : optional_argument);
+		nl++;
+	}
+	assert_null(g.longopts[nl].name);
+	/* A long-only option has no short spelling. */
+	char *argv[] = { S("psrec"), S("-D"), S("1"), S("true"), NULL };
+	expect_usage_error(ARGC(argv), argv, "unknown option '-D'");
+}
+
+/* Whitespace runs as one space, so that wrapped text can be searched. */
+static void squeeze(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		bool sp = isspace((unsigned char)*r);
+		if (!sp || (w > s && w[-1] != ' '))
+			*w++ = sp ? ' ' : *r;
+	}
+	*w = '\0';
+}
+
+static void test_options_help_lists_every_option_with_its_default(void **state)
+{
+	(void)state;
+	struct options_help h;
+	const char *text = options_usage(&h);
+	/* The whole text fits: it ends as the table's text does. */
+	assert_true(options_table_help(h.text, sizeof(h.text)) < sizeof(h.text));
+	size_t len = strlen(text);
+	assert_true(len > 0 && text[len - 1] == '\n');
+	assert_non_null(strstr(text, "read the recording\n"));
+
+	char flat[sizeof(h.text)];
+	memcpy(flat, text, len + 1);
+	squeeze(flat);
+	char want[512], nm[64];
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct options_spec *s = &options_table[i];
+		int letter = options_table_letter(s);
+		if (letter && s->name)
+			snprintf(want, sizeof(want), " -%c, --%s%s", letter, s->name,
+				 s->arg == OPTIONS_ARG_NONE ? " " : s->arg == OPTIONS_ARG_REQUIRED ? "=" : "[=");
+		else if (letter)
+			snprintf(want, sizeof(want), " -%c ", letter);
+		else
+			snprintf(want, sizeof(want), " --%s%s", s->name, s->arg == OPTIONS_ARG_NONE ? " " : "=");
+		if (!strstr(flat, want))
+			fail_msg("--help does not list %s ('%s')", row_name(s, nm), want);
+		if (s->def) {
+			snprintf(want, sizeof(want), "(default: %s)", s->def);
+			squeeze(want);
+			if (!strstr(flat, want))
+				fail_msg("--help does not give %s's default '%s'", row_name(s, nm), want);
+		}
+	}
+	/* The defaults stated are the ones options_init sets. */
+	char def[64];
+	snprintf(def, sizeof(def), "(default: %d)", OPTIONS_DEFAULT_FREQ);
+	assert_non_null(strstr(flat, def));
+	snprintf(def, sizeof(def), "(default: %s)", OPTIONS_DEFAULT_OUTPUT);
+	assert_non_null(strstr(flat, def));
+}
+
+#ifndef PSREC_SOURCE_ROOT
+#error "tests/unit/meson.build defines PSREC_SOURCE_ROOT, where README.md and man/ are"
+#endif
+
+static char *read_source_file(const char *rel)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", PSREC_SOURCE_ROOT, rel);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s: %s", path, strerror(errno));
+	char *text = NULL;
+	size_t cap = 0, len = 0, n;
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = (len + 4096 + 1) * 2;
+			text = realloc(text, cap);
+			assert_non_null(text);
+		}
+		n = fread(text + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	text[len] = '\0';
+	return text;
+}
+
+/* Marks the rows that a line of documentation names ("-p" in
+ * seen_short, "--pid" in seen_long); a name no row has fails the test. */
+static void mark_names(const char *line, const char *where, bool *seen_short, bool *seen_long)
+{
+	for (const char *p = line; *p; p++) {
+		if (*p != '-' || (p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '-')))
+			continue;
+		bool found = false;
+		if (p[1] == '-' && isalpha((unsigned char)p[2])) {
+			size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+			for (size_t i = 0; i < options_table_len; i++) {
+				const char *name = options_table[i].name;
+				if (name && strlen(name) == n && strncmp(name, p + 2, n) == 0)
+					found = seen_long[i] = true;
+			}
+			if (!found)
+				fail_msg("%s names --%.*s, which the option table does not have: '%s'", where, (int)n, p + 2, line);
+			p += 1 + n;
+		} else if (isalpha((unsigned char)p[1]) && !isalnum((unsigned char)p[2])) {
+			for (size_t i = 0; i < options_table_len; i++)
+				if (options_table_letter(&options_table[i]) == p[1])
+					found = seen_short[i] = true;
+			if (!found)
+				fail_msg("%s names -%c, which the option table does not have: '%s'", where, p[1], line);
+			p++;
+		}
+	}
+}
+
+/* Every row's letter and long name are named by the lines, and the lines
+ * name no option the table lacks. */
+static void expect_lines_name_every_row(char **lines, size_t nr_lines, const char *where)
+{
+	bool seen_short[OPTIONS_TABLE_MAX] = { false }, seen_long[OPTIONS_TABLE_MAX] = { false };
+	assert_true(nr_lines > 0);
+	for (size_t l = 0; l < nr_lines; l++)
+		mark_names(lines[l], where, seen_short, seen_long);
+	for (size_t i = 0; i < options_table_len; i++) {
+		const struct options_spec *s = &options_table[i];
+		int letter = options_table_letter(s);
+		if (letter && !seen_short[i])
+			fail_msg("%s does not describe -%c", where, letter);
+		if (s->name && !seen_long[i])
+			fail_msg("%s does not describe --%s", where, s->name);
+	}
+}
+
+/* The man page's escapes for '-' and font changes taken out. */
+static void man_unescape(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] == '-') {
+			*w++ = '-';
+			r += 2;
+		} else if (r[0] == '\\' && r[1] == 'f' && r[2]) {
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+static void test_options_readme_table_lists_every_option(void **state)
+{
+	(void)state;
+	char *text = read_source_file("README.md");
+	char *lines[64];
+	size_t nr = 0;
+	char *start = strstr(text, "\n| option | meaning |\n");
+	if (!start)
+		fail_msg("README.md has no '| option | meaning |' table");
+	/* The first cell of each row after the header and the |---| line. */
+	char *save = NULL;
+	strtok_r(start + 1, "\n", &save);
+	strtok_r(NULL, "\n", &save);
+	for (char *row = strtok_r(NULL, "\n", &save); row && row[0] == '|'; row = strtok_r(NULL, "\n", &save)) {
+		assert_true(nr < sizeof(lines) / sizeof(lines[0]));
+		char *end = row + 1;
+		while (*end && !(*end == '|' && end[-1] != '\\'))
+			end++;
+		*end = '\0';
+		lines[nr++] = row + 1;
+	}
+	expect_lines_name_every_row(lines, nr, "README.md's option table");
+	free(text);
+}
+
+/* The tag lines of the .TP items from TARGETS to the end of OPTIONS. */
+static void test_options_man_page_describes_every_option(void **state)
+{
+	(void)state;
+	char *text = read_source_file("man/psrec.1");
+	char *lines[64];
+	size_t nr = 0;
+	char *p = strstr(text, "\n.SH TARGETS\n");
+	char *end = strstr(text, "\n.SH SIGNALS\n");
+	if (!p || !end || end < p)
+		fail_msg("man/psrec.1: no TARGETS ... SIGNALS sections");
+	*end = '\0';
+	while ((p = strstr(p, "\n.TP\n"))) {
+		assert_true(nr < sizeof(lines) / sizeof(lines[0]));
+		char *tag = p + 5;
+		size_t n = strcspn(tag, "\n");
+		lines[nr] = strndup(tag, n);
+		assert_non_null(lines[nr]);
+		man_unescape(lines[nr++]);
+		p = tag + n;
+	}
+	expect_lines_name_every_row(lines, nr, "man/psrec.1 (TARGETS, CALL GRAPHS, OPTIONS)");
+	for (size_t i = 0; i < nr; i++)
+		free(lines[i]);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -995,6 +1269,11 @@ int main(void)
 		cmocka_unit_test(test_options_more_events_than_the_header_holds_is_einval),
 		cmocka_unit_test(test_options_g_and_call_graph_modes),
 		cmocka_unit_test(test_options_bad_call_graph_and_max_stack_are_usage_errors),
+		cmocka_unit_test(test_options_table_rows_are_well_formed),
+		cmocka_unit_test(test_options_getopt_arguments_come_from_the_table),
+		cmocka_unit_test(test_options_help_lists_every_option_with_its_default),
+		cmocka_unit_test(test_options_readme_table_lists_every_option),
+		cmocka_unit_test(test_options_man_page_describes_every_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
