@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "util/io.h"
+
 #define PF_KTHREAD 0x00200000
 
 /* ENOENT/ESRCH both mean "gone" for a process directory. */
@@ -27,21 +29,11 @@ static int read_small(const char *path, char *buf, size_t len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return gone(errno);
-	size_t got = 0;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int code = gone(errno);
-			close(fd);
-			return code;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	size_t got;
+	int err = io_read_all(fd, buf, len - 1, &got);
 	close(fd);
+	if (err)
+		return gone(-err);
 	buf[got] = '\0';
 	return 0;
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/io.h"
+
 int sysfile_path(char *out, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -26,28 +28,19 @@ int sysfile_read_str(const char *path, char *buf, size_t len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	size_t got = 0;
-	for (;;) {
-		char probe;
+	size_t got;
+	int err = io_read_all(fd, buf, len - 1, &got);
+	if (!err && got == len - 1) {
 		/* Buffer full: it fits only if the file ends right here. */
-		bool full = got + 1 >= len;
-		ssize_t n = full ? read(fd, &probe, 1) : read(fd, buf + got, len - 1 - got);
-		if (full && n > 0) {
-			close(fd);
-			return -EFBIG;
-		}
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = -errno;
-			close(fd);
-			return e;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
+		char probe;
+		size_t more;
+		err = io_read_all(fd, &probe, 1, &more);
+		if (!err && more)
+			err = -EFBIG;
 	}
 	close(fd);
+	if (err)
+		return err;
 	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
 		got--;
 	buf[got] = '\0';
