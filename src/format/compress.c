@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "format/walk.h"
 #include "psrec/perf_data.h"
 #include "util/iov.h"
 
@@ -51,13 +52,8 @@ static size_t chunk_end(const struct iovec *iov, int n, size_t total, size_t pos
 	*raw = false;
 	size_t end = pos;
 	while (!*blind && end < total) {
-		struct pd_event_header h = { 0, 0, 0 };
-		if (total - end < sizeof(h)) {
-			*blind = true;
-			break;
-		}
-		iov_copy(iov, n, end, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > total - end) {
+		struct pd_event_header h;
+		if (walk_iov(iov, n, total, end, &h) != WALK_WHOLE) {
 			*blind = true;
 			break;
 		}

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "format/walk.h"
 #include "psrec/perf_data.h"
 
 void ring_init(struct ring *r, struct perf_event_mmap_page *meta, void *data, uint64_t size)
@@ -72,11 +73,13 @@ int ring_scan_prefix(const struct ring *r, int time_off, size_t len, struct ring
 	uint64_t pos = r->tail;
 	uint64_t end = r->head - r->tail < len ? r->head : r->tail + len;
 	while (pos != end) {
+		/* An 8-aligned header never straddles the wrap: fetch it whole,
+		 * then judge it against the span (framing) and the prefix. */
 		struct pd_event_header h;
 		memcpy(&h, r->data + (pos & (r->size - 1)), sizeof(h));
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > r->head - pos)
+		if (walk_check(&h, r->head - pos) != WALK_WHOLE || (h.size & 7))
 			return -EBADMSG;
-		if (h.size > end - pos)
+		if (walk_check(&h, end - pos) != WALK_WHOLE)
 			break;
 		t->records++;
 		switch (h.type) {

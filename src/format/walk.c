@@ -1,0 +1,37 @@
+/*
+ * walk.c - record framing (see walk.h).
+ */
+#include "walk.h"
+
+#include <string.h>
+
+#include "util/iov.h"
+
+enum walk_verdict walk_check(const struct pd_event_header *h, uint64_t left)
+{
+	if (left == 0)
+		return WALK_END;
+	if (left < sizeof(*h))
+		return WALK_SHORT;
+	if (h->size < sizeof(*h))
+		return WALK_BAD;
+	if (h->size > left)
+		return WALK_CUT;
+	return WALK_WHOLE;
+}
+
+enum walk_verdict walk_mem(const uint8_t *base, uint64_t end, uint64_t pos, struct pd_event_header *h)
+{
+	struct iovec whole = { (void *)base, (size_t)end };
+	return walk_iov(&whole, 1, (size_t)end, (size_t)pos, h);
+}
+
+enum walk_verdict walk_iov(const struct iovec *iov, int n, size_t end, size_t pos,
+			   struct pd_event_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	size_t left = pos < end ? end - pos : 0;
+	if (left >= sizeof(*h))
+		iov_copy(iov, n, pos, h, sizeof(*h));
+	return walk_check(h, left);
+}
