@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zstd.h>
-
 #include "format/sample.h"
+#include "format/walk.h"
+#include "util/io.h"
 
 #define ATTR_SIZE_VER0 64
 
@@ -129,11 +129,9 @@ static int open_pipe(struct reader *r, struct err *e)
 
 	size_t nr = 0, nr_ids = 0;
 	uint64_t pos = r->data_begin;
-	while (r->len - pos >= sizeof(struct pd_event_header)) {
-		struct pd_event_header h;
-		memcpy(&h, r->base + pos, sizeof(h));
-		if (h.size < sizeof(h) || h.size > r->len - pos)
-			break; /* reader_next reports it */
+	struct pd_event_header h;
+	/* Up to the first record that is not whole: reader_next reports it. */
+	while (walk_mem(r->base, r->len, pos, &h) == WALK_WHOLE) {
 		if (h.type == PD_RECORD_HEADER_ATTR) {
 			uint32_t asz;
 			if (h.size < 8 + ATTR_SIZE_VER0)
@@ -170,9 +168,7 @@ static int open_pipe(struct reader *r, struct err *e)
 		return -ENOMEM;
 	uint64_t *dst = r->id_store;
 	pos = r->data_begin;
-	while (r->nr_attrs < nr) {
-		struct pd_event_header h;
-		memcpy(&h, r->base + pos, sizeof(h));
+	while (r->nr_attrs < nr && walk_mem(r->base, r->len, pos, &h) == WALK_WHOLE) {
 		if (h.type == PD_RECORD_HEADER_ATTR) {
 			struct reader_attr *a = &r->attrs[r->nr_attrs++];
 			uint32_t asz;
@@ -281,17 +277,15 @@ static int slurp_stdin(uint8_t **out, size_t *len, struct err *e)
 			buf = nb;
 			cap *= 2;
 		}
-		ssize_t k = read(STDIN_FILENO, buf + n, cap - n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			int code = -errno;
+		size_t k;
+		int code = io_read_all(STDIN_FILENO, buf + n, cap - n, &k);
+		if (code) {
 			free(buf);
 			return err_set(e, code, "cannot read standard input: %s", strerror(-code));
 		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
+		n += k;
+		if (n < cap)
+			break; /* the input ended */
 	}
 	*out = buf;
 	*len = n;
@@ -354,8 +348,7 @@ void reader_close(struct reader *r)
 	if (r->mapped)
 		munmap((void *)r->base, r->len);
 	free(r->owned);
-	ZSTD_freeDStream(r->dstream);
-	free(r->dbuf);
+	zdecode_free(&r->z);
 	free(r->attrs);
 	free(r->id_store);
 	memset(r, 0, sizeof(*r));
@@ -364,86 +357,36 @@ void reader_close(struct reader *r)
 void reader_rewind(struct reader *r)
 {
 	r->pos = r->data_begin;
-	r->dlen = r->dpos = 0;
-	if (r->dstream)
-		ZSTD_DCtx_reset(r->dstream, ZSTD_reset_session_only);
-}
-
-/* First size of the decompression buffer; it doubles from there. */
-#define DBUF_MIN (64u << 10)
-
-/* Room for at least one more byte in dbuf, never past limit. */
-static int grow_dbuf(struct reader *r, size_t limit)
-{
-	size_t cap = r->dcap * 2 > DBUF_MIN ? r->dcap * 2 : DBUF_MIN;
-	if (cap > limit)
-		cap = limit;
-	uint8_t *nb = realloc(r->dbuf, cap);
-	if (!nb)
-		return -ENOMEM;
-	r->dbuf = nb;
-	r->dcap = cap;
-	return 0;
+	r->dpos = 0;
+	zdecode_reset(&r->z);
 }
 
 /*
  * Decompress one COMPRESSED record after whatever is left of the last.
- * The output may reach mmap_len bytes (what perf sizes its buffer by), but
- * the buffer grows only as output arrives: a small file whose feature
- * claims a huge mmap_len must not cost a gigabyte allocated and copied for
- * every COMPRESSED record (found by fuzzing: 13 s and 1.2 GB for 8 KB).
+ * The output may reach mmap_len bytes (what perf sizes its buffer by);
+ * zdecode grows the buffer only as output arrives.
  */
 static int decompress(struct reader *r, const struct reader_record *c, struct err *e)
 {
 	if (r->mmap_len == 0)
 		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " but no usable zstd COMPRESSED feature to size it "
 			       "(perf cannot read this either; psrec recover can add it)", c->offset);
-	if (!r->dstream && !(r->dstream = ZSTD_createDStream()))
-		return -ENOMEM;
 	/* Keep the unread tail (a record split across two COMPRESSED ones). */
-	size_t rem = r->dlen - r->dpos;
+	size_t rem = r->z.len - r->dpos;
 	if (rem)
-		memmove(r->dbuf, r->dbuf + r->dpos, rem);
-	r->dlen = rem;
+		memmove(r->z.buf, r->z.buf + r->dpos, rem);
+	r->z.len = rem;
 	r->dpos = 0;
-	size_t limit = rem + r->mmap_len, len = rem;
-	ZSTD_inBuffer in = { c->data + sizeof(struct pd_event_header), c->size - sizeof(struct pd_event_header), 0 };
-	bool too_big = false;
-	for (;;) {
-		if (len == r->dcap && r->dcap < limit) {
-			int gerr = grow_dbuf(r, limit);
-			if (gerr)
-				return gerr;
-		}
-		ZSTD_outBuffer out = { r->dbuf, r->dcap < limit ? r->dcap : limit, len };
-		size_t ret = ZSTD_decompressStream(r->dstream, &out, &in);
-		if (ZSTD_isError(ret))
-			return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 ": %s", c->offset, ZSTD_getErrorName(ret));
-		len = out.pos;
-		if (out.pos < out.size) {
-			if (in.pos == in.size)
-				break; /* all input read and all output flushed */
-			continue;
-		}
-		if (out.size < limit)
-			continue; /* full: grow and go on */
-		if (in.pos < in.size) {
-			too_big = true;
-			break;
-		}
-		/* Input used up with the buffer exactly at mmap_len: zstd may
-		 * still hold output. Any byte more means the record was too big. */
-		uint8_t probe;
-		ZSTD_inBuffer none = { NULL, 0, 0 };
-		ZSTD_outBuffer one = { &probe, 1, 0 };
-		ret = ZSTD_decompressStream(r->dstream, &one, &none);
-		too_big = ZSTD_isError(ret) || one.pos > 0;
-		break;
-	}
-	if (too_big)
+	const char *why = "";
+	int err = zdecode_feed(&r->z, c->data + sizeof(struct pd_event_header), c->size - sizeof(struct pd_event_header),
+			       rem + r->mmap_len, &why);
+	if (err == -EBADMSG)
+		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 ": %s", c->offset, why);
+	if (err == -EFBIG)
 		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " decompresses to more than the feature's mmap_len %zu",
 			       c->offset, r->mmap_len);
-	r->dlen = len;
+	if (err)
+		return err;
 	r->dsrc = c->offset;
 	r->nr_compressed++;
 	return 0;
@@ -452,22 +395,19 @@ static int decompress(struct reader *r, const struct reader_record *c, struct er
 /* The next record held in decompressed data: 1, 0 (need more), -EINVAL. */
 static int next_decompressed(struct reader *r, struct reader_record *rec, struct err *e)
 {
-	size_t left = r->dlen - r->dpos;
-	if (left < sizeof(struct pd_event_header))
-		return 0;
 	struct pd_event_header h;
-	memcpy(&h, r->dbuf + r->dpos, sizeof(h));
-	if (h.size < sizeof(h))
+	enum walk_verdict v = walk_mem(r->z.buf, r->z.len, r->dpos, &h);
+	if (v == WALK_BAD)
 		return err_set(e, -EINVAL, "record of impossible size %u inside the COMPRESSED record at offset %" PRIu64,
 			       h.size, r->dsrc);
-	if (h.size > left)
+	if (v != WALK_WHOLE)
 		return 0;
 	rec->offset = r->dsrc;
 	rec->compressed = true;
 	rec->type = h.type;
 	rec->misc = h.misc;
 	rec->size = h.size;
-	rec->data = r->dbuf + r->dpos;
+	rec->data = r->z.buf + r->dpos;
 	r->dpos += h.size;
 	return 1;
 }
@@ -486,7 +426,7 @@ int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
 		if (k <= 0) {
 			if (k < 0)
 				r->error_at = r->pos;
-			if (k == 0 && r->dlen > r->dpos) {
+			if (k == 0 && r->z.len > r->dpos) {
 				r->error_at = r->dsrc;
 				return err_set(e, -EINVAL, "compressed data ends inside a record (COMPRESSED record at offset %" PRIu64 ")",
 					       r->dsrc);
@@ -513,19 +453,21 @@ int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
 
 static int next_raw(struct reader *r, struct reader_record *rec, struct err *e)
 {
-	if (r->pos >= r->data_end)
-		return 0;
-	uint64_t left = r->data_end - r->pos;
-	if (left < sizeof(struct pd_event_header))
-		return err_set(e, -EINVAL, "truncated record header at offset %" PRIu64 " (%" PRIu64 " bytes left in the data section)",
-			       r->pos, left);
 	struct pd_event_header h;
-	memcpy(&h, r->base + r->pos, sizeof(h));
-	if (h.size < sizeof(h))
+	switch (walk_mem(r->base, r->data_end, r->pos, &h)) {
+	case WALK_END:
+		return 0;
+	case WALK_SHORT:
+		return err_set(e, -EINVAL, "truncated record header at offset %" PRIu64 " (%" PRIu64 " bytes left in the data section)",
+			       r->pos, r->data_end - r->pos);
+	case WALK_BAD:
 		return err_set(e, -EINVAL, "record at offset %" PRIu64 " has impossible size %u", r->pos, h.size);
-	if (h.size > left)
+	case WALK_CUT:
 		return err_set(e, -EINVAL, "record at offset %" PRIu64 " (type %u, size %u) runs past the end of the data section at %" PRIu64,
 			       r->pos, h.type, h.size, r->data_end);
+	case WALK_WHOLE:
+		break;
+	}
 	rec->offset = r->pos;
 	rec->compressed = false;
 	rec->type = h.type;

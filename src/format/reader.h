@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/zdecode.h"
 #include "psrec/perf_data.h"
 #include "util/err.h"
 
@@ -58,9 +59,8 @@ struct reader {
 	bool pipe;                  /* pipe format: attrs and features are records */
 	struct reader_blob pipe_feat[PD_FEAT_BITS];
 	/* decompression of COMPRESSED records */
-	void *dstream;              /* ZSTD_DStream */
-	uint8_t *dbuf;
-	size_t dcap, dlen, dpos;
+	struct zdecode z;           /* output in z.buf, z.len bytes */
+	size_t dpos;                /* next record in z.buf */
 	uint64_t dsrc;              /* offset of the COMPRESSED record being read */
 	size_t mmap_len;            /* from the COMPRESSED feature; 0: none */
 	uint8_t *owned;             /* input read from a pipe, freed at close */

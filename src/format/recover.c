@@ -12,10 +12,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
+#include "format/feature.h"
 #include "format/reader.h"
+#include "format/walk.h"
+#include "format/zdecode.h"
 #include "psrec/perf_data.h"
+#include "util/io.h"
 
 /* Rounds of "the reader stops at X: end the data before X". Each one
  * drops at least one COMPRESSED record; a stream whose records straddle
@@ -31,23 +34,6 @@ static bool known_type(uint32_t t)
 {
 	return (t >= PD_RECORD_MMAP && t <= PD_RECORD_AUX_OUTPUT_HW_ID) ||
 	       (t >= PD_RECORD_HEADER_ATTR && t < PD_RECORD_PERF61_MAX);
-}
-
-static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
-{
-	const uint8_t *b = p;
-	while (len) {
-		ssize_t n = pwrite(fd, b, len, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		b += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
 }
 
 /* What the walk saw of COMPRESSED data. */
@@ -66,11 +52,8 @@ static uint64_t walk_records(const uint8_t *base, uint64_t begin, uint64_t limit
 	res->records = res->samples = res->compressed = 0;
 	memset(w, 0, sizeof(*w));
 	uint64_t pos = begin;
-	while (limit - pos >= sizeof(struct pd_event_header)) {
-		struct pd_event_header rh;
-		memcpy(&rh, base + pos, sizeof(rh));
-		if (rh.size < sizeof(rh) || rh.size > limit - pos || !known_type(rh.type))
-			break;
+	struct pd_event_header rh;
+	while (walk_mem(base, limit, pos, &rh) == WALK_WHOLE && known_type(rh.type)) {
 		if (rh.type == PD_RECORD_COMPRESSED && !w->first_compressed)
 			w->first_compressed = pos;
 		if (rh.type == PD_RECORD_HEADER_FEATURE && !w->first_compressed && rh.size >= 16 + COMP_LEN) {
@@ -86,36 +69,32 @@ static uint64_t walk_records(const uint8_t *base, uint64_t begin, uint64_t limit
 	return pos;
 }
 
-/* The largest output of one COMPRESSED record in [begin, end): what perf
- * sizes its buffer by. 0 when nothing decodes. */
+/* The most one COMPRESSED record may decode to while measuring; past it
+ * the record counts as just more. */
+#define MEASURE_LIMIT (1u << 30)
+
+/* The largest output of one COMPRESSED record in [begin, end), whose
+ * records walk_records found whole: what perf sizes its buffer by. 0 when
+ * nothing decodes; the records after one that does not decode are not
+ * measured. */
 static uint32_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t end)
 {
-	size_t cap = 1 << 20, max = 0;
-	uint8_t *out = malloc(cap);
-	ZSTD_DStream *ds = ZSTD_createDStream();
-	for (uint64_t pos = begin; out && ds && pos < end;) {
-		struct pd_event_header h;
-		memcpy(&h, base + pos, sizeof(h));
-		if (h.type == PD_RECORD_COMPRESSED) {
-			ZSTD_inBuffer in = { base + pos + 8, h.size - 8u, 0 };
-			size_t got = 0;
-			for (;;) {
-				ZSTD_outBuffer o = { out, cap, 0 };
-				size_t r = ZSTD_decompressStream(ds, &o, &in);
-				if (ZSTD_isError(r))
-					goto done;
-				got += o.pos;
-				if ((in.pos == in.size && o.pos < o.size) || got > (1u << 30))
-					break;
-			}
-			if (got > max)
-				max = got;
-		}
-		pos += h.size;
+	struct zdecode z = ZDECODE_INIT;
+	size_t max = 0;
+	struct pd_event_header h;
+	for (uint64_t pos = begin; walk_mem(base, end, pos, &h) == WALK_WHOLE; pos += h.size) {
+		if (h.type != PD_RECORD_COMPRESSED)
+			continue;
+		const char *why;
+		z.len = 0;
+		int err = zdecode_feed(&z, base + pos + sizeof(h), h.size - sizeof(h), MEASURE_LIMIT, &why);
+		if (err && err != -EFBIG)
+			break;
+		size_t got = err ? (size_t)MEASURE_LIMIT + 1 : z.len;
+		if (got > max)
+			max = got;
 	}
-done:
-	free(out);
-	ZSTD_freeDStream(ds);
+	zdecode_free(&z);
 	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 
@@ -206,13 +185,25 @@ static uint64_t plan_len(const struct plan *p)
 	return p->n * sizeof(struct pd_section) + (p->new_comp ? COMP_LEN : 0);
 }
 
+/* The payload of a new COMPRESSED entry: zstd, level and ratio unknown
+ * (0), the measured buffer size (1 when nothing decoded: 0 is no size). */
+static int fresh_payload(uint32_t measured, uint8_t out[COMP_LEN])
+{
+	struct buf b = BUF_INIT;
+	int err = feature_compressed(&b, 0, 0, measured ? measured : 1);
+	if (!err)
+		memcpy(out, b.data, COMP_LEN);
+	buf_free(&b);
+	return err;
+}
+
 /*
  * Lay out the table for data ending at p->end: the intact entries whose
  * payloads it does not cover, and COMPRESSED if the data needs it and
  * gets it from nowhere else (a kept entry, a HEADER_FEATURE record).
  */
 static void plan_table(struct plan *p, const uint8_t *base, uint64_t size, const struct pd_file_header *h,
-		       const struct walk *w, bool compressed, uint32_t measured)
+		       const struct walk *w, bool compressed, const uint8_t fresh[COMP_LEN])
 {
 	struct entry kept[MAX_TABLE];
 	bool all_ok;
@@ -242,8 +233,7 @@ static void plan_table(struct plan *p, const uint8_t *base, uint64_t size, const
 		} else {
 			p->new_comp = true;
 			p->e[at] = (struct entry){ PD_FEAT_COMPRESSED, { 0, COMP_LEN } };
-			uint32_t v[5] = { 0, 1, 0, 0, measured ? measured : 1 };
-			memcpy(p->comp, v, sizeof(v));
+			memcpy(p->comp, fresh, COMP_LEN);
 		}
 	}
 	/* Drop kept payloads the new table would overwrite, until none. */
@@ -309,11 +299,15 @@ static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, 
 	struct walk w;
 	p.end = walk_records(base, h->data.offset, size, res, &w);
 	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p.end) : 0;
+	uint8_t fresh[COMP_LEN];
+	int err = fresh_payload(measured, fresh);
+	if (err)
+		return err;
 	for (int round = 0;; round++) {
 		if (round == MAX_ROUNDS)
 			return err_set(e, -EINVAL, "%s: the data does not read back however it is cut; nothing changed", path);
 		p.end = walk_records(base, h->data.offset, p.end, res, &w);
-		plan_table(&p, base, size, h, &w, res->compressed > 0, measured);
+		plan_table(&p, base, size, h, &w, res->compressed > 0, fresh);
 		if (size - p.end < plan_len(&p)) {
 			/* No room after the data: end it earlier. */
 			if (size - h->data.offset < plan_len(&p))
@@ -349,11 +343,11 @@ static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, 
 	}
 	if (p.new_comp)
 		memcpy(tail + p.n * sizeof(struct pd_section), p.comp, COMP_LEN);
-	int err = pwrite_all(fd, tail, plan_len(&p), p.end);
+	err = io_pwrite_all(fd, tail, plan_len(&p), p.end);
 	free(tail);
 	const size_t from = PD_HEADER_DATA_SIZE_OFFSET;
 	if (!err)
-		err = pwrite_all(fd, (const uint8_t *)&nh + from, sizeof(nh) - from, from);
+		err = io_pwrite_all(fd, (const uint8_t *)&nh + from, sizeof(nh) - from, from);
 	if (!err)
 		err = fsync(fd) < 0 ? -errno : 0;
 	if (err)

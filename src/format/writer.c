@@ -9,88 +9,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/iov.h"
+#include "format/walk.h"
+#include "util/io.h"
 
 #define EVENT_UPDATE_NAME 2 /* PERF_EVENT_UPDATE__NAME */
 
-/* pwrite all of buf at off, retrying short writes and EINTR. */
-static int write_at(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const uint8_t *p = buf;
-	while (len > 0) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-/*
- * Write all iovecs at off (pwritev), or at the current position when off
- * is negative (writev, for pipes). A short write leaves the vector
- * partially consumed; we advance through a private copy so the caller's
- * iovecs stay intact. *written gets the bytes that made it, even on error.
- */
-static int writev_all(int fd, const struct iovec *iov, int iovcnt, int64_t off, size_t *written)
-{
-	struct iovec local[64];
-	int i = 0;
-
-	*written = 0;
-	while (i < iovcnt) {
-		int n = iovcnt - i;
-		if (n > (int)(sizeof(local) / sizeof(local[0])))
-			n = (int)(sizeof(local) / sizeof(local[0]));
-		memcpy(local, iov + i, (size_t)n * sizeof(*iov));
-		struct iovec *v = local;
-		int cnt = n;
-		while (cnt > 0) {
-			ssize_t w = off >= 0 ? pwritev(fd, v, cnt, (off_t)off) : writev(fd, v, cnt);
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				return -errno;
-			}
-			if (w == 0)
-				return -EIO;
-			if (off >= 0)
-				off += w;
-			*written += (size_t)w;
-			size_t left = (size_t)w;
-			while (cnt > 0 && left >= v->iov_len) {
-				left -= v->iov_len;
-				v++;
-				cnt--;
-			}
-			if (cnt > 0) {
-				v->iov_base = (uint8_t *)v->iov_base + left;
-				v->iov_len -= left;
-			}
-		}
-		i += n;
-	}
-	return 0;
-}
-
-/* The largest prefix of the records in iov that is at most limit bytes. */
-static size_t whole_records(const struct iovec *iov, int n, size_t total, size_t limit)
+/* The largest prefix of the records in iov that is at most limit bytes
+ * (limit never exceeds the list). */
+static size_t whole_records(const struct iovec *iov, int n, size_t limit)
 {
 	size_t pos = 0;
-	while (pos + sizeof(struct pd_event_header) <= total) {
-		struct pd_event_header h;
-		iov_copy(iov, n, pos, &h, sizeof(h));
-		if (h.size < sizeof(h) || pos + h.size > limit)
-			break;
+	struct pd_event_header h;
+	while (walk_iov(iov, n, limit, pos, &h) == WALK_WHOLE)
 		pos += h.size;
-	}
 	return pos;
 }
 
@@ -142,10 +73,10 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	w->hdr.data.offset = data_off;
 	w->hdr.data.size = sizeof(opening_round);
 
-	int err = write_at(fd, area, len, ids_off);
+	int err = io_pwrite_all(fd, area, len, ids_off);
 	/* The header last: once it is there, everything it points to is too. */
 	if (!err)
-		err = write_at(fd, &w->hdr, sizeof(w->hdr), 0);
+		err = io_pwrite_all(fd, &w->hdr, sizeof(w->hdr), 0);
 	free(area);
 	if (err)
 		return err;
@@ -160,7 +91,7 @@ static int pipe_put(struct writer *w, const void *p, size_t len)
 {
 	struct iovec iov = { (void *)p, len };
 	size_t written;
-	int err = writev_all(w->fd, &iov, 1, -1, &written);
+	int err = io_writev_all(w->fd, &iov, 1, -1, &written);
 	if (err)
 		return err;
 	w->end += len;
@@ -239,11 +170,11 @@ int writer_append(struct writer *w, const struct iovec *iov, int iovcnt)
 	if (total == 0)
 		return 0;
 	size_t written = 0;
-	int err = writev_all(w->fd, iov, iovcnt, w->pipe ? -1 : (int64_t)w->end, &written);
+	int err = io_writev_all(w->fd, iov, iovcnt, w->pipe ? -1 : (int64_t)w->end, &written);
 	if (err) {
 		/* Keep the complete records that made it before the error. */
 		if (!w->pipe)
-			w->end += whole_records(iov, iovcnt, total, written);
+			w->end += whole_records(iov, iovcnt, written);
 		w->error = err;
 		return err;
 	}
@@ -264,7 +195,7 @@ int writer_checkpoint(struct writer *w)
 	uint64_t size = writer_data_size(w);
 	if (size == w->committed)
 		return 0;
-	int err = write_at(w->fd, &size, sizeof(size), PD_HEADER_DATA_SIZE_OFFSET);
+	int err = io_pwrite_all(w->fd, &size, sizeof(size), PD_HEADER_DATA_SIZE_OFFSET);
 	if (err)
 		return err;
 	w->committed = size;
@@ -290,9 +221,9 @@ static int write_features(struct writer *w, uint64_t at, const struct writer_fea
 	}
 	int err = 0;
 	for (size_t i = 0; i < nr && !err; i++)
-		err = write_at(w->fd, f[i].data, f[i].len, table[i].offset);
+		err = io_pwrite_all(w->fd, f[i].data, f[i].len, table[i].offset);
 	if (!err)
-		err = write_at(w->fd, table, table_len, at);
+		err = io_pwrite_all(w->fd, table, table_len, at);
 	free(table);
 	if (err)
 		return err;
@@ -323,7 +254,7 @@ int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 	w->hdr.data.size = writer_data_size(w);
 	memcpy(w->hdr.features, bits, sizeof(bits));
 	*features_error = ferr;
-	int err = write_at(w->fd, &w->hdr, sizeof(w->hdr), 0);
+	int err = io_pwrite_all(w->fd, &w->hdr, sizeof(w->hdr), 0);
 	if (err)
 		return err;
 	w->committed = w->hdr.data.size;

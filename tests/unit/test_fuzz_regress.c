@@ -97,7 +97,7 @@ static void test_reader_huge_mmap_len_costs_only_the_output(void **state)
 	while ((k = reader_next(&r, &rec, &e)) == 1)
 		;
 	assert_true(r.nr_compressed > 0);
-	assert_true(r.dcap <= 1u << 20);
+	assert_true(r.z.cap <= 1u << 20);
 	reader_close(&r);
 }
 
