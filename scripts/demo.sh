@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
+# shellcheck disable=SC2086  # word splitting: the lists are space-separated names
 psrec_install_deps $PSREC_BUILD_DEPS linux-perf
 
 if [ -d build/meson-private ]; then

@@ -6,7 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
+# shellcheck disable=SC2086  # word splitting: the lists are space-separated names
 psrec_install_deps $PSREC_BUILD_DEPS $PSREC_TEST_DEPS $PSREC_FUZZ_DEPS
+# Every shell script, clean under shellcheck (.shellcheckrc: source-path).
+shellcheck -x scripts/*.sh scripts/bench/*.sh tests/integration/*.sh .ci/run
 
 setup() { # setup DIR OPTIONS...
 	local dir=$1

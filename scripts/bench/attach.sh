@@ -39,7 +39,7 @@ one() {
 		printf "%.1f %s %s\n", (f * 1e9 - s) / 1e6, v["run_s"], v["maxrss_kb"] }'
 }
 
-for r in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
 	one psrec "$B/psrec" -q -e cpu-clock -p "$WPID" --duration 1 -o "$TMP/psrec.data" >>"$TMP/psrec.txt"
 	one perf perf record -q -k CLOCK_MONOTONIC -e cpu-clock -p "$WPID" -o "$TMP/perf.data" -- sleep 1 >>"$TMP/perf.txt"
 	one lean perf record -q -k CLOCK_MONOTONIC -e cpu-clock --no-buildid --no-bpf-event -p "$WPID" -o "$TMP/lean.data" -- sleep 1 >>"$TMP/lean.txt"

@@ -17,7 +17,12 @@ ROUNDS=${2:-3}
 ninja -C "$B" psrec tests/deeprec tests/nofp tests/benchrun tests/pdcheck >/dev/null
 TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
 WPIDS=""
-trap 'for p in $WPIDS; do kill -KILL $p 2>/dev/null || true; done; rm -rf "$TMP"' EXIT
+cleanup() {
+	local p
+	for p in $WPIDS; do kill -KILL "$p" 2>/dev/null || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
 
 for mode in fp dwarf; do
 	if [ $mode = fp ]; then

@@ -37,7 +37,12 @@ done
 ninja -C "$B" psrec tests/spin tests/deeprec tests/nofp tests/forker tests/manythreads tests/benchrun tests/pdcheck >/dev/null
 TMP=$(mktemp -d /tmp/psrec-compare.XXXXXX)
 BGPIDS=""
-trap 'for p in $BGPIDS; do kill -KILL $p 2>/dev/null || true; done; rm -rf "$TMP"' EXIT
+cleanup() {
+	local p
+	for p in $BGPIDS; do kill -KILL "$p" 2>/dev/null || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
 ulimit -n 65536 2>/dev/null || true
 NCPU=$(nproc)
 # Workloads wait this long before working, so every recorder has attached

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh - helpers shared by the benchmarks (sourced).
 #
 # The recorder's own cost is measured with tests/benchrun (wait4 of the

@@ -2,6 +2,7 @@
 # psrec -p on a running spin: perf attributes the samples to spin's binary
 # and functions, names the comm, and the split is 60/30/10. -t records just
 # the threads given.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

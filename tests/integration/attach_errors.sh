@@ -1,6 +1,7 @@
 #!/bin/bash
 # Bad attach targets: one clear line, exit 2 (usage) or 1 (runtime), no new
 # output file, an existing one untouched.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -43,7 +44,8 @@ expect 2 "no command given" -o existing.data
 # (The child's 0.1 s and the parent's 30 s are how long each lives.)
 bg_start sh -c 'sleep 0.1 & exec sleep 30'
 zombie_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/ { print $1 }'; }
-wait_until '[ -n "$(zombie_of "$BG_PID")" ]' 30 "a zombie child of $BG_PID"
+has_zombie() { [ -n "$(zombie_of "$1")" ]; }
+wait_until "has_zombie $BG_PID" 30 "a zombie child of $BG_PID"
 zombie=$(zombie_of "$BG_PID")
 [ -n "$zombie" ] || fail "could not make a zombie"
 expect 1 "process $zombie \\(sleep\\) is a zombie" -p "$zombie" -o existing.data

@@ -2,6 +2,7 @@
 # Ways an attached recording ends: the target exits (psrec notices via
 # pidfd and finishes by itself), --duration, and -a for a while with two
 # workloads running (both show up).
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -41,9 +42,9 @@ awk -v n="${n:-0}" 'BEGIN { exit !(n > 0 && n < 6000) }' ||
 
 # -a: every process, while two different workloads run.
 bg_start "$SPIN" 3 1
-spin=$BG_PID
+spin_pid=$BG_PID
 bg_start "$MANYTHREADS" 0 0 3
-wait_until "runs $spin spin && runs $BG_PID manythreads" 30 "spin and manythreads to start"
+wait_until "runs $spin_pid spin && runs $BG_PID manythreads" 30 "spin and manythreads to start"
 "$PSREC" -q -e cpu-clock -a --duration 1 -o "$TMP/a.data" || fail "psrec -a failed"
 txt=$(report -i "$TMP/a.data" --no-children --sort comm,sym)
 no_perf_warnings "-a"

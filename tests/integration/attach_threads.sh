@@ -3,6 +3,7 @@
 # own tids (inherit), and a process with 500 threads and 2000 mappings is
 # attached without running out of fds: perf names its threads, and -v
 # prints the attach time.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

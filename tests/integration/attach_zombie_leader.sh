@@ -4,6 +4,7 @@
 # process lives. psrec records its live thread until the process exits,
 # and the samples resolve through that thread's mappings (perf record -p
 # records them too, but leaves them unresolved).
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -16,7 +17,7 @@ grep -q '^State:.Z' "/proc/$BG_PID/status" || fail "the leader of $BG_PID did no
 # -t names threads: the leader thread itself has nothing left to record.
 code=0
 "$PSREC" -q -e cpu-clock -t "$BG_PID" -o t.data 2>err.txt || code=$?
-[ "$code" = 1 ] && grep -q "thread $BG_PID (zombieleader) is a zombie" err.txt ||
+{ [ "$code" = 1 ] && grep -q "thread $BG_PID (zombieleader) is a zombie" err.txt; } ||
 	fail "-t on the zombie leader: exit $code: $(cat err.txt)"
 
 # No --duration: the recording ends when the last thread exits.

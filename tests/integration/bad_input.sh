@@ -4,6 +4,7 @@
 # line on stderr that names the bad thing, nothing on stdout, and the
 # perf.data and perf.data.old already in the working directory unchanged
 # (no rename, no rewrite) with no other file left behind.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 W="$TMP/w"
@@ -22,16 +23,20 @@ chmod 755 badinterp.sh
 printf '#!%s\n' "$W/adir" >dirinterp.sh
 chmod 755 dirinterp.sh
 sha256sum perf.data perf.data.old >"$TMP/sums"
-fixtures=$(ls -A | sort)
+fixtures=$(find . -mindepth 1 -maxdepth 1 -printf '%f\n' | sort)
 
-# Values the table refers to.
+# Values the table refers to (expanded by eval below).
+# shellcheck disable=SC2034  # read through the table's eval
 MAXRATE1=$(($(cat /proc/sys/kernel/perf_event_max_sample_rate) + 1))
+# shellcheck disable=SC2034  # read through the table's eval
 E65=$(for _ in $(seq 65); do printf -- '-e cpu-clock '; done)
 bg_start sleep 60                       # a process with one thread...
+# shellcheck disable=SC2034  # read through the table's eval
 SLEEPER=$BG_PID
 bg_start sh -c 'sleep 0 & exec sleep 60' # ...whose child exits unreaped
 zombie_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 ~ /^Z/ { print $1 }'; }
-poll_until '[ -n "$(zombie_of "$BG_PID")" ]' 30
+has_zombie() { [ -n "$(zombie_of "$1")" ]; }
+poll_until "has_zombie $BG_PID" 30
 ZOMBIE=$(zombie_of "$BG_PID")
 [ -n "$ZOMBIE" ] || fail "could not make a zombie"
 bg_start "$SPIN" 60 2                   # a process with threads
@@ -164,7 +169,7 @@ while IFS= read -r row; do
 	[ ! -s "$TMP/out.txt" ] || fail "$what: wrote to stdout: $(head -c 200 "$TMP/out.txt")"
 	sha256sum --quiet -c "$TMP/sums" >/dev/null 2>&1 ||
 		fail "$what: perf.data or perf.data.old changed: $(sha256sum --quiet -c "$TMP/sums" 2>&1)"
-	left=$(ls -A | sort)
+	left=$(find . -mindepth 1 -maxdepth 1 -printf '%f\n' | sort)
 	[ "$left" = "$fixtures" ] || fail "$what: the directory changed: $(diff <(echo "$fixtures") <(echo "$left") | grep '^[<>]')"
 	n=$((n + 1))
 done <<<"$cases"

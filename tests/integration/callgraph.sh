@@ -2,6 +2,7 @@
 # Call graphs: frame-pointer chains through 50 levels of recursion, DWARF
 # chains through a binary without frame pointers, both when attaching and
 # system-wide; perf report -g needs no extra flags.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -67,5 +68,5 @@ grep -q "no last branch records" <("$PSREC" --call-graph lbr true 2>&1) ||
 	[ -r /sys/bus/event_source/devices/cpu/caps/branches ] || fail "lbr message"
 code=0
 "$PSREC" --max-stack 5 true 2>"$TMP/err.txt" || code=$?
-[ "$code" = 2 ] && grep -q 'add -g' "$TMP/err.txt" || fail "--max-stack without -g: $code $(cat "$TMP/err.txt")"
+{ [ "$code" = 2 ] && grep -q 'add -g' "$TMP/err.txt"; } || fail "--max-stack without -g: $code $(cat "$TMP/err.txt")"
 echo "ok: call graphs"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Bad command lines: exactly one line on stderr naming the problem, exit 2
 # (usage) or 1 (runtime) or 127 (no such command), and no file left behind.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 mkdir "$TMP/run" "$TMP/fix"
@@ -17,7 +18,8 @@ expect() {
 	grep -Eq "^psrec: .*$pattern" "$TMP/err.txt" || fail "psrec $*: message '$(cat "$TMP/err.txt")' lacks '$pattern'"
 	[ ! -s "$TMP/out.txt" ] || fail "psrec $*: wrote to stdout"
 	local left
-	left=$(ls -A "$TMP/run"; ls -A "$TMP/fix" | grep -v -e '^noexec.sh$' -e '^perf.data$' || true)
+	left=$(find "$TMP/run" "$TMP/fix" -mindepth 1 -maxdepth 1 \
+		! -path "$TMP/fix/noexec.sh" ! -path "$TMP/fix/perf.data" -printf '%f\n')
 	[ -z "$left" ] || fail "psrec $*: left files behind: $left"
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # -z: the same profile as without it, a much smaller file, and psrec's
 # reader agrees with perf on what is inside.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

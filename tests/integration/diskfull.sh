@@ -1,6 +1,7 @@
 #!/bin/bash
 # A full disk stops the recording with a clear message and exit 1; the file
 # keeps every complete record that fit and perf reads it. With and without -z.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -39,7 +40,7 @@ for z in "" -z; do
 	# included (issue 10.9: it said 0 where perf counted 804).
 	said=$(sed -n 's/^psrec: wrote .* (\([0-9]*\) samples.*/\1/p' "$TMP/err.txt")
 	has=$(sed -n 's/^samples //p' "$TMP/pd.txt")
-	[ -n "$said" ] && [ "$said" = "$has" ] ||
+	{ [ -n "$said" ] && [ "$said" = "$has" ]; } ||
 		fail "$z: the summary says ${said:-nothing} samples, the file holds $has"
 done
 echo "ok: full disk"

@@ -2,6 +2,7 @@
 # The permission and limits doctor, exercised as an unprivileged user
 # (perf_event_paranoid 2): another user's process, -a, a kernel thread,
 # a ring above the locked-memory limit, too few file descriptors.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # psrec exits with the command's status (128+N for signal N) and records it.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

@@ -3,6 +3,7 @@
 # death by SIGXFSZ: exit 1, one line saying the file is valid, a file perf
 # reads, and the command ended. The command itself keeps the default
 # SIGXFSZ: past the limit it dies of it, as it would without psrec.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -10,6 +11,7 @@ cd "$TMP" || fail "cannot enter $TMP"
 
 # The command writes its pid first, so we can tell whether it outlived psrec.
 code=0
+# shellcheck disable=SC2016  # $$ and $0 are for the inner sh
 (ulimit -f 64; exec "$PSREC" -q -e cpu-clock -F 20000 -o f.data -- \
 	sh -c 'echo $$ >cmd.pid; exec "$0" 20 2' "$SPIN") 2>err.txt >/dev/null || code=$?
 pid=$(cat cmd.pid)
@@ -36,7 +38,7 @@ n=$(report_samples <<<"$txt")
 code=0
 (ulimit -f 64; exec "$PSREC" -e cpu-clock -F 20000 -o g.data -- "$SPIN" 20 2) 2>err.txt >/dev/null || code=$?
 [ "$code" = 1 ] || fail "without -q: exit $code: $(cat err.txt)"
-[ "$(wc -l <err.txt)" = 2 ] && grep -q '^psrec: wrote .* to g.data' err.txt ||
+{ [ "$(wc -l <err.txt)" = 2 ] && grep -q '^psrec: wrote .* to g.data' err.txt; } ||
 	fail "without -q, expected the error and the summary: $(cat err.txt)"
 
 # The command past the limit dies of SIGXFSZ (128+25) while psrec, whose

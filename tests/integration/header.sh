@@ -1,5 +1,6 @@
 #!/bin/bash
 # perf report --header-only shows the host facts and the event name.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

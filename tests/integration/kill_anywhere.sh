@@ -6,6 +6,7 @@
 # becomes so with psrec recover, which keeps every complete sample.
 # MODE: plain, z, g, pipe. Checks the writer invariants W1-W4 of
 # docs/writer.md.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 command -v strace >/dev/null || skip "strace is not installed (Debian: apt-get install strace)"
@@ -57,7 +58,8 @@ check() { # check WHAT: the file left by a killed recording
 	if [ ! -e "$out" ]; then
 		absent=$((absent + 1))
 		# W5: nothing left behind either.
-		ls "$TMP" | grep -E '^k\.data.|\.tmp$' && fail "$1: litter left behind"
+		find "$TMP" -mindepth 1 -maxdepth 1 ! -name '.*' \( -name 'k.data?*' -o -name '*.tmp' \) -printf '%f\n' |
+			grep . && fail "$1: litter left behind"
 		return 0
 	fi
 	[ -s "$out" ] || { absent=$((absent + 1)); return 0; }
@@ -100,7 +102,7 @@ for sc in "${syscalls[@]}"; do
 		check "$mode: killed at $sc #$n of $made"
 	done
 done
-for i in $(seq 1 "$randoms"); do
+for _ in $(seq 1 "$randoms"); do
 	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.3f", rand() * 0.5 }')
 	rm -f "$out"
 	if [ "$mode" = pipe ]; then

@@ -1,6 +1,7 @@
 #!/bin/bash
 # A recording killed with SIGKILL still leaves a file perf reads: rings are
 # drained every 250 ms and data.size is checkpointed every 500 ms.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh - shared helpers for psrec's integration tests (sourced by bash).
 #
 # Environment (set by meson): PSREC, SPIN, PDCHECK; optional PERF (default
@@ -181,6 +182,10 @@ has_samples() {
 # started ERRFILE: psrec -v printed that recording started (or attached).
 started() {
 	grep -Eq '^psrec: (recording .* started in|attached to) ' "$1"
+}
+# size_at_least FILE BYTES: FILE exists and holds at least BYTES bytes.
+size_at_least() {
+	[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge "$2" ]
 }
 # cpu_ticks PID: user + system CPU time of PID so far, in clock ticks.
 cpu_ticks() {

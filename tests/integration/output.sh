@@ -4,6 +4,7 @@
 # Devices, FIFOs and /proc fd links are written through, never replaced; a
 # failed start leaves FILE and FILE.old as they were; nothing is left
 # behind by a kill during setup (issue 10.1, 10.5, 10.10).
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -69,7 +70,7 @@ for delay in 0.001 0.005 0.02; do
 	sleep "$delay" # the workload: when to kill (during setup)
 	kill -KILL "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
-	left=$(ls -A "$TMP/setup" | grep -v '^s\.data$' || true)
+	left=$(find "$TMP/setup" -mindepth 1 -maxdepth 1 ! -name s.data -printf '%f\n')
 	[ -z "$left" ] || fail "a kill after ${delay}s left $left behind"
 	rm -f "$TMP/setup/s.data"
 done

@@ -2,6 +2,7 @@
 # An unprivileged user under perf_event_paranoid 2 may not sample the
 # kernel: psrec says so in one line and records user space only (events
 # get ":u"), and perf reads the result.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # -o -: a perf.data stream on stdout that perf report and perf script read
 # from a pipe; the command's own output and psrec's messages go to stderr.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -9,6 +10,7 @@ no_perf_warnings "perf report -i -"
 assert_near "$(sym_pct hot_a <"$TMP/r.txt")" 60 5 "hot_a share (pipe)"
 grep -q '^psrec: wrote .* to standard output (' "$TMP/err1.txt" || fail "summary: $(cat "$TMP/err1.txt")"
 
+# shellcheck disable=SC2016  # $((...)) and $0 are for the inner sh
 "$PSREC" -q -e cpu-clock -o - -- sh -c 'echo HELLO$((6 * 7)); exec "$0" 1 1' "$SPIN" 2>"$TMP/err2.txt" >"$TMP/stream.data" ||
 	fail "psrec -o - failed"
 # (the command line, which the stream records, says HELLO$((6 * 7)), not HELLO42)
@@ -30,7 +32,6 @@ grep -q "of event 'task-clock'" "$TMP/r2.txt" || fail "event names lost in the p
 grep -q hot_a "$TMP/r2.txt" || fail "-z -o -: no hot_a"
 
 # A reader that goes away: psrec stops with a clear message, exit 1.
-code=0
 "$PSREC" -e cpu-clock -F 10000 -o - -- "$SPIN" 3 2 2>"$TMP/err3.txt" | head -c 1000 >/dev/null || true
 grep -q '^psrec: the reader of standard output went away' "$TMP/err3.txt" || fail "no message when the pipe closes: $(cat "$TMP/err3.txt")"
 echo "ok: pipe output"

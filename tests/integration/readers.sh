@@ -11,6 +11,7 @@
 # file names and quoted values aside) that it does not also print for perf
 # record's file.
 # docs/readers.md says what each reader needs; this test keeps it true.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 mode=${1:?usage: readers.sh MODE}
@@ -34,8 +35,10 @@ launch_both() { # OPTIONS...: psrec and perf record launch spin the same way
 }
 
 attach_both() { # PSREC_TARGET PERF_TARGET: both attach to a running spin
+	# shellcheck disable=SC2086  # each target is an option and its value ("-p 123")
 	"${PSREC_REC[@]}" $1 --duration 1 -o "$ps" 2>"$TMP/psrec.err" ||
 		fail "psrec $1 failed: $(cat "$TMP/psrec.err")"
+	# shellcheck disable=SC2086  # as above
 	"${PERF_REC[@]}" $2 -o "$pr" -- sleep 1 >/dev/null 2>"$TMP/perf.err" ||
 		fail "perf record $2 failed"
 }
@@ -65,7 +68,7 @@ p|t|a)
 	esac ;;
 *) fail "unknown mode $mode" ;;
 esac
-[ -s "$ps" ] && [ -s "$pr" ] || fail "$mode: a recording is empty"
+{ [ -s "$ps" ] && [ -s "$pr" ]; } || fail "$mode: a recording is empty"
 
 # What existed before the recording: psrec describes the workload with the
 # COMM and MMAP2 records perf record writes for it, in the same order, and
@@ -73,7 +76,7 @@ esac
 if [ -n "$pid" ]; then
 	synthesized() {
 		"$PERF" script -i "$1" --show-task-events --show-mmap-events 2>/dev/null |
-			grep -E " 0\.000000: PERF_RECORD_(COMM|MMAP2|FORK)" | grep -E "[ :(]$pid[/:]" |
+			grep -E " 0\.000000: PERF_RECORD_(COMM|MMAP2|FORK)" | grep -E "[ :(]${pid}[/:]" |
 			sed -E 's/^.* 0\.000000: //'
 	}
 	synthesized "$ps" >"$TMP/ps.synth"
@@ -221,8 +224,8 @@ else
 	if [ "$mode" = dwarf ]; then
 		# The converter does not unwind: a dwarf sample's chain is the
 		# kernel part only, for perf record's file too.
-		spin=$(jq '[.samples[] | select(.comm == "spin")] | length' "$ps.json")
-		[ "$spin" -ge $((samples * 9 / 10)) ] || fail "$mode: only $spin of $samples JSON samples have comm spin"
+		n_spin=$(jq '[.samples[] | select(.comm == "spin")] | length' "$ps.json")
+		[ "$n_spin" -ge $((samples * 9 / 10)) ] || fail "$mode: only $n_spin of $samples JSON samples have comm spin"
 	else
 		hot=$(jq '[.samples[] | select(.callchain[0].symbol == "hot_a")] | length' "$ps.json")
 		[ "$hot" -gt 0 ] || fail "$mode: no hot_a sample in the JSON"

@@ -2,6 +2,7 @@
 # Record the spin workload; perf must attribute 60/30/10 to hot_a/b/c,
 # name the comm "spin", and read the file without a warning; psrec's own
 # reader must count exactly the samples psrec reported.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

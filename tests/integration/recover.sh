@@ -2,6 +2,7 @@
 # psrec recover: repairs a file perf record left when killed with -9
 # (data.size 0), also compressed, never grows or shrinks it, refuses what
 # is not perf.data, and leaves healthy files alone.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -12,7 +13,7 @@ for z in "" -z; do
 	pid=$!
 	# Killed once perf has written 24 KiB: ring data past the ~10 KiB of
 	# header and synthesized records it starts with (-z: a few seconds).
-	wait_until '[ "$(stat -c %s "$out" 2>/dev/null || echo 0)" -ge 24576 ]' 60 "perf record to write 24 KiB to $out"
+	wait_until "size_at_least $out 24576" 60 "perf record to write 24 KiB to $out"
 	child=$(pgrep -P "$pid" spin || true)
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
@@ -54,10 +55,10 @@ grep -q 'is not a perf.data file' "$TMP/err.txt" || fail "recover on text: $(cat
 "$PSREC" -q -e cpu-clock -o - -- true >"$TMP/stream.data"
 code=0
 "$PSREC" recover "$TMP/stream.data" 2>"$TMP/err.txt" || code=$?
-[ "$code" = 1 ] && grep -q 'pipe-format stream' "$TMP/err.txt" || fail "recover on a stream: $code $(cat "$TMP/err.txt")"
+{ [ "$code" = 1 ] && grep -q 'pipe-format stream' "$TMP/err.txt"; } || fail "recover on a stream: $code $(cat "$TMP/err.txt")"
 code=0
 "$PSREC" recover "$TMP/missing.data" 2>"$TMP/err.txt" || code=$?
-[ "$code" = 1 ] && grep -q 'cannot open' "$TMP/err.txt" || fail "recover on a missing file: $code"
+{ [ "$code" = 1 ] && grep -q 'cannot open' "$TMP/err.txt"; } || fail "recover on a missing file: $code"
 code=0
 "$PSREC" recover 2>"$TMP/err.txt" || code=$?
 [ "$code" = 2 ] || fail "recover without a file: exit $code"

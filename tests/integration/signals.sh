@@ -3,6 +3,7 @@
 # valid file, then end the command with SIGTERM, as perf record does. A
 # terminal Ctrl-C reaches the command; psrec keeps recording until the
 # command exits.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -38,6 +39,7 @@ done
 # A command that ignores SIGTERM: psrec says it is waiting, and a second
 # signal kills the command.
 out="$TMP/stubborn.data"
+# shellcheck disable=SC2016  # $0 is for the inner sh: spin's path
 "$PSREC" -e cpu-clock -o "$out" -- sh -c 'trap "" TERM; exec "$0" 30 1' "$SPIN" 2>"$TMP/psrec.err" &
 pid=$!
 # sh sets its trap, then execs spin: a spin child means the trap is set.

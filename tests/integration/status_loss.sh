@@ -1,6 +1,7 @@
 #!/bin/bash
 # The live status line appears on a terminal only; lost samples are counted,
 # reported, and answered with a suggestion.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # Several events: each gets its own attr and ids; perf report shows both.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 
@@ -19,6 +20,6 @@ for form in "-e cpu-clock -e task-clock" "-e cpu-clock,task-clock"; do
 	[ "$(pd_value unmapped_samples "$pd")" = 0 ] || fail "$form: samples with unknown ids"
 	"$PERF" script -i "$out" -F event 2>"$TMP/perf.err" | sort | uniq -c >"$TMP/ev.txt"
 	no_perf_warnings "perf script ($form)"
-	grep -q 'task-clock' "$TMP/ev.txt" && grep -q 'cpu-clock' "$TMP/ev.txt" || fail "$form: perf script lacks an event: $(cat "$TMP/ev.txt")"
+	{ grep -q 'task-clock' "$TMP/ev.txt" && grep -q 'cpu-clock' "$TMP/ev.txt"; } || fail "$form: perf script lacks an event: $(cat "$TMP/ev.txt")"
 done
 echo "ok: two events recorded and told apart"

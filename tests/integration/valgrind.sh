@@ -5,6 +5,7 @@
 # killed perf record leaves them). valgrind must find no error and no
 # definite or indirect leak, and perf must read every result. Not launch
 # mode or -p: valgrind lacks pidfd_open.
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
 command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed (Debian: apt-get install valgrind)"
@@ -62,10 +63,11 @@ spin_samples() {
 	n=$(report -i "$1" --no-children --comm spin --sort comm 2>/dev/null | report_samples)
 	echo "${n:-0}"
 }
+spin_samples_at_least() { [ "$(spin_samples "$1")" -ge "$2" ]; }
 
 bg_start "$SPIN" 12 2
-spin=$BG_PID
-wait_until "tasks_at_least $spin 3 && runs $spin spin" 30 "spin to start its threads"
+spin_pid=$BG_PID
+wait_until "tasks_at_least $spin_pid 3 && runs $spin_pid spin" 30 "spin to start its threads"
 
 # An -a recording with call chains, under valgrind from start to finish.
 vg record "$PSREC" -q -a -F 500 -g --duration 2 -o "$TMP/a.data"
@@ -80,7 +82,7 @@ for z in "" -z; do
 	"$PSREC" -q $z -a -F 500 -g -o "$k" &
 	pid=$!
 	# Killed once the file holds twice the spin samples assert_spin wants.
-	wait_until '[ "$(spin_samples "$k")" -ge 400 ]' 60 "400 spin samples in the live $k"
+	wait_until "spin_samples_at_least $k 400" 60 "400 spin samples in the live $k"
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 
