@@ -1,5 +1,5 @@
 /*
- * loop.c - the poll loop (see loop.h).
+ * loop.c - the recording loop: epoll, drain passes, checkpoints (see loop.h).
  *
  * One FINISHED_ROUND per pass, never between the rings of a pass: perf
  * sorts events only within round windows, and a marker between CPUs of one
@@ -91,7 +91,8 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 	}
 	if (total == 0)
 		return 0;
-	/* The round goes in the same pwritev. */
+	/* The round goes in the same append, after every ring's span (the
+	 * last pwritev when the pass needs more than one). */
 	iov[n].iov_base = (void *)&finished_round;
 	iov[n].iov_len = sizeof(finished_round);
 	n++;
@@ -180,7 +181,7 @@ static bool read_signal(const struct loop_config *c, struct loop_stats *st)
 }
 
 /*
- * The fd a ring is polled through reports POLLHUP for good once its task
+ * The fd a ring is watched through reports EPOLLHUP for good once its task
  * is gone. Any other fd redirected into the same ring is woken too, so
  * watch the next one on that CPU; none left means only timed drains.
  */

@@ -2,16 +2,20 @@
  * loop.h - the recording loop: one epoll over every ring, a signalfd and
  * a pidfd per target process.
  *
- * Each pass reads every ring's head once, writes all unread spans plus one
- * FINISHED_ROUND in a single pwritev (no per-record copying), then releases
- * the tails. With compression, each ring's span is compressed straight from
- * the mmap and written on its own; the FINISHED_ROUND (never compressed)
- * still closes the pass. Passes run when a ring
- * wakes poll (half full), and at least every LOOP_DRAIN_MS otherwise, so
- * little is lost if psrec is killed; data.size in the header is
- * checkpointed right after the first pass that wrote samples, then at
- * least every LOOP_CHECKPOINT_MS. The loop ends when every target process has exited,
- * on a stop signal, at the deadline, or when the output fails.
+ * Each pass reads every ring's head once and appends all unread spans plus
+ * one FINISHED_ROUND with one writer_append (no per-record copying): the
+ * iovecs go to pwritev in calls of at most 64 (io_writev_all), so a pass
+ * over up to 31 rings is one system call. Then it releases the tails.
+ * With compression, each ring's span is compressed straight from the mmap
+ * and appended on its own; the FINISHED_ROUND (never compressed) still
+ * closes the pass. Passes run when a ring's fd wakes epoll_wait (the ring
+ * is half full: the kernel's default watermark), when LOOP_DRAIN_MS have
+ * passed since the last pass (the epoll_wait timeout), and once more as
+ * the loop ends, so little is lost if psrec is killed. data.size in the
+ * header is checkpointed right after the first pass that wrote samples,
+ * then whenever LOOP_CHECKPOINT_MS have passed since the last checkpoint.
+ * The loop ends when every watched target process has exited (-a watches
+ * none), on a stop signal, at the deadline, or when the output fails.
  */
 #ifndef PSREC_RECORD_LOOP_H
 #define PSREC_RECORD_LOOP_H
@@ -55,7 +59,7 @@ struct loop_config {
 struct loop_stats {
 	struct ring_tally tally;        /* complete records written */
 	uint64_t passes;        /* passes that wrote something */
-	uint64_t wakeups;       /* poll() returns */
+	uint64_t wakeups;       /* epoll_wait() returns, timeouts included */
 	uint64_t bad_spans;     /* spans whose headers did not parse */
 	int end_reason;         /* LOOP_END_* */
 	int end_signal;         /* the signal that stopped it */
@@ -66,7 +70,7 @@ struct loop_stats {
  * Run until the targets exit, a stop signal arrives, the deadline passes
  * or a write fails. Returns 0 (see stats->end_reason; after a write error
  * the file stays valid up to the last complete pass) or -errno when
- * polling itself fails.
+ * epoll itself fails.
  */
 int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	     struct loop_stats *stats);
@@ -87,7 +91,8 @@ void loop_signals_restore(int fd, const sigset_t *old);
  * kernel writes both for the same losses). */
 uint64_t loop_lost(const struct ring_tally *t);
 
-/* Drain every ring once more (after the events were disabled). */
+/* Drain every ring once more, at the end (a launched command's events
+ * are disabled by then; attached ones still run). */
 int loop_drain(struct sampler *s, struct writer *w, const struct loop_config *c,
 	       struct loop_stats *stats);
 

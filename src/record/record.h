@@ -2,10 +2,11 @@
  * record.h - one recording, start to finish: launch the command, open the
  * samplers, synthesize what existed before, run the loop, write features.
  *
- * Output order guarantees: nothing is created at the output path unless
- * every event opened and the command started; a file that was moved into
- * place is always finished as a valid perf.data, whatever ended the
- * recording (command exit, signal, write error).
+ * Output order guarantees: nothing appears at the output path unless every
+ * event opened, and a start that fails after the file got its name (the
+ * command cannot exec, a write error) puts FILE and FILE.old back; a
+ * recording that started is always finished as a valid perf.data, whatever
+ * ended it (command exit, signal, write error).
  */
 #ifndef PSREC_RECORD_RECORD_H
 #define PSREC_RECORD_RECORD_H
@@ -46,7 +47,7 @@ struct record_result {
 };
 
 /*
- * Record opts->cmd (cmd_path is its resolved executable), or attach to the
+ * Record cfg->cmd (cmd_path is its resolved executable), or attach to the
  * -p/-t/-a targets (cmd_path NULL). Returns 0 when a valid file was written
  * (see res for how the recording ended, including a write error), or
  * -errno with *e set when nothing usable was produced.

@@ -6,15 +6,16 @@
  * pages); every other fd on that CPU is redirected into it with
  * PERF_EVENT_IOC_SET_OUTPUT, so there are as many rings as CPUs however
  * many events and threads are recorded. (A dummy event on psrec itself as
- * the owner was tried, to be spared the owner's POLLHUP when its thread
+ * the owner was tried, to be spared the owner's EPOLLHUP when its thread
  * exits: it made every context switch of psrec dearer, measurably at high
  * rates, for a case the loop already handles.) The sample ids
  * (PERF_EVENT_IOC_ID) go under their event, for the file's ids sections; a
  * lone event needs only one.
  *
  * Attrs: sample_type IP|TID|TIME|PERIOD (+IDENTIFIER, +CPU, see below), sample_id_all,
- * use_clockid, disabled (+ inherit for a command or -p, + enable_on_exec
- * for a launched command); the first event also tracks
+ * use_clockid, disabled unless open_enabled (attach opens them enabled),
+ * + inherit for a command or -p, + enable_on_exec for a launched command;
+ * the first event also tracks
  * mmap/mmap2/comm/comm_exec/task, so side-band records are not duplicated
  * per event. attr.size is 128 (perf 6.1 rejects larger,
  * perf-data-format.md 1.2).

@@ -1,6 +1,7 @@
 /*
  * synth.h - records psrec writes itself, for what existed before recording
- * started (the kernel map, the launched command's name).
+ * started (the kernel map, the launched command's name, the threads and
+ * mappings of attached processes).
  *
  * Every record is padded to a multiple of 8 and ends with an all-zero
  * sample_id trailer of exactly trailer_size bytes: time 0 makes perf apply

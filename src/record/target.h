@@ -5,8 +5,9 @@
  *
  *   check      before anything is created (attach: do the targets exist?)
  *   open       open the events on the target's threads
- *   synthesize what existed before sampling (COMM, MMAP2 records)
+ *   synthesize what existed before the recording (COMM, MMAP2 records)
  *   start      let it run (a command execs; attached ones already run)
+ *   describe   the start line for -v
  *   watch      the pidfds whose exit ends the recording
  *   stop       before the last drain (a command's events are disabled)
  *   reaped     after the loop ended because the targets exited
