@@ -203,10 +203,11 @@ static int cmd_record(int argc, char **argv)
 static const char recover_usage[] =
 "usage: psrec recover FILE\n"
 "\n"
-"Repair, in place, a perf.data left by a perf record or psrec that was killed:\n"
-"data.size is set to the end of the last complete record and the feature\n"
-"bitmap is cleared (compressed data gets the COMPRESSED feature it needs).\n"
-"The file is never grown or truncated.\n";
+"Repair, in place, a perf.data left by a perf record or psrec that was killed,\n"
+"or cut short: data.size is set to the end of the last complete record that\n"
+"decodes, the intact features are kept and the broken ones dropped\n"
+"(compressed data gets the COMPRESSED feature it needs). A file psrec reads\n"
+"whole is left alone. The file is never grown or truncated.\n";
 
 static int cmd_recover(int argc, char **argv)
 {

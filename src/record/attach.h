@@ -1,6 +1,6 @@
 /*
- * attach.h - attaching to running processes (-p), threads (-t) or
- * everything (-a).
+ * attach.h - the running processes (-p), threads (-t) or everything (-a)
+ * psrec attaches to.
  */
 #ifndef PSREC_RECORD_ATTACH_H
 #define PSREC_RECORD_ATTACH_H
@@ -12,7 +12,6 @@
 #include "util/err.h"
 
 /*
- * Attaching to running processes (-p), threads (-t) or everything (-a).
  * Processes are checked before anything is opened: one that does not
  * exist, a zombie, a thread id given to -p, or a kernel thread while
  * kernel samples are not allowed is an error naming it. A -p process whose

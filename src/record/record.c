@@ -219,8 +219,8 @@ static void run_loop(struct recording *r, struct loop_config *lc)
 	lc->nr_target_fds = r->tgt.ops->watch(&r->tgt, &lc->target_fds);
 	int err = loop_run(&r->smp, &r->w, lc, &r->env.res->stats);
 	if (err)
-		/* Polling failed: still finish what was written. */
-		record_notice(h, RECORD_NOTICE_WARN, "poll failed: %s; stopping", strerror(-err));
+		/* epoll_wait failed: still finish what was written. */
+		record_notice(h, RECORD_NOTICE_WARN, "epoll_wait failed: %s; stopping", strerror(-err));
 }
 
 static int finish(struct recording *r, const struct loop_config *lc, struct err *e)
