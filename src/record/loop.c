@@ -36,7 +36,7 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	struct ring_tally pass = { 0 };
 	bool wrote = false;
 	int err = 0;
-	for (size_t i = 0; i < s->nr_cpus && !err; i++) {
+	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct ring *r = &s->rings[i];
 		struct iovec iov[2];
 		size_t bytes, len;
@@ -44,6 +44,12 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 		if (k <= 0) {
 			if (k < 0)
 				st->bad_spans++;
+			continue;
+		}
+		/* After a write error the rest are only given back: their data
+		 * cannot be written anywhere else (as in the raw pass). */
+		if (err) {
+			ring_release(r);
 			continue;
 		}
 		err = compress_span(c->compress, iov, k, &len);
