@@ -89,10 +89,6 @@ static int parse_attrs(struct reader *r, struct err *e)
 	return 0;
 }
 
-/* Upper bound for the decompressed size of one COMPRESSED record when
- * the file's mmap_len is absurd: 1 GiB. */
-#define MAX_MMAP_LEN (1u << 30)
-
 /* mmap_len from a COMPRESSED feature payload, if it is a usable one. */
 static void take_mmap_len(struct reader *r, const uint8_t *p, size_t len)
 {
@@ -102,7 +98,7 @@ static void take_mmap_len(struct reader *r, const uint8_t *p, size_t len)
 	memcpy(&type, p + 4, 4);
 	memcpy(&mmap_len, p + 16, 4);
 	if (type == 1)
-		r->mmap_len = mmap_len > MAX_MMAP_LEN ? MAX_MMAP_LEN : mmap_len;
+		r->mmap_len = mmap_len > ZDECODE_MAX_RECORD ? ZDECODE_MAX_RECORD : mmap_len;
 }
 
 /*

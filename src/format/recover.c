@@ -69,14 +69,10 @@ static uint64_t walk_records(const uint8_t *base, uint64_t begin, uint64_t limit
 	return pos;
 }
 
-/* The most one COMPRESSED record may decode to while measuring; past it
- * the record counts as just more. */
-#define MEASURE_LIMIT (1u << 30)
-
 /* The largest output of one COMPRESSED record in [begin, end), whose
  * records walk_records found whole: what perf sizes its buffer by. 0 when
  * nothing decodes; the records after one that does not decode are not
- * measured. */
+ * measured; one past ZDECODE_MAX_RECORD counts as one byte more. */
 static uint32_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t end)
 {
 	struct zdecode z = ZDECODE_INIT;
@@ -87,10 +83,10 @@ static uint32_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t e
 			continue;
 		const char *why;
 		z.len = 0;
-		int err = zdecode_feed(&z, base + pos + sizeof(h), h.size - sizeof(h), MEASURE_LIMIT, &why);
+		int err = zdecode_feed(&z, base + pos + sizeof(h), h.size - sizeof(h), ZDECODE_MAX_RECORD, &why);
 		if (err && err != -EFBIG)
 			break;
-		size_t got = err ? (size_t)MEASURE_LIMIT + 1 : z.len;
+		size_t got = err ? (size_t)ZDECODE_MAX_RECORD + 1 : z.len;
 		if (got > max)
 			max = got;
 	}
@@ -285,7 +281,7 @@ static int plan_reads(const uint8_t *base, uint64_t size, const struct pd_file_h
 	int err = reader_open_mem_as(&r, base, size, &cand, e);
 	if (err)
 		return err;
-	r.mmap_len = p->mmap_len > (1u << 30) ? (1u << 30) : p->mmap_len;
+	r.mmap_len = p->mmap_len > ZDECODE_MAX_RECORD ? ZDECODE_MAX_RECORD : p->mmap_len;
 	int k = count_records(&r, res, e);
 	*stop = r.error_at;
 	reader_close(&r);

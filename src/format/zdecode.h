@@ -25,6 +25,10 @@ struct zdecode {
 
 #define ZDECODE_INIT { NULL, NULL, 0, 0 }
 
+/* The most one COMPRESSED record is let decode to, whatever a file's
+ * mmap_len claims: 1 GiB. */
+#define ZDECODE_MAX_RECORD (1u << 30)
+
 /*
  * Decode all n bytes of in, appending the output at buf + len; limit is
  * the most that len may reach. Returns 0 once the input is read and its

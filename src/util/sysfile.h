@@ -1,7 +1,7 @@
 /*
  * sysfile.h - reading the small text files of /proc and /sys.
  *
- * These files are read whole with one read(); values are parsed strictly.
+ * These files are read whole (util/io); values are parsed strictly.
  * Functions return 0 or -errno and never print.
  */
 #ifndef PSREC_UTIL_SYSFILE_H
