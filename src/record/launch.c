@@ -4,6 +4,7 @@
 #include "launch.h"
 
 #include "record/pidfd.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,12 +84,10 @@ int launch_check_interpreter(const char *name, const char *path, struct err *e)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* execve will say what is wrong */
-	ssize_t n;
-	do
-		n = read(fd, buf, sizeof(buf) - 1);
-	while (n < 0 && errno == EINTR);
+	size_t n = 0;
+	int rerr = io_read_all(fd, buf, sizeof(buf) - 1, &n);
 	close(fd);
-	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+	if (rerr || n < 2 || buf[0] != '#' || buf[1] != '!')
 		return 0;
 	buf[n] = '\0';
 	char *interp = buf + 2;
@@ -106,7 +105,7 @@ static void child_run(int go, int ex, const char *path, char *const argv[], cons
 		      bool stdout_to_stderr)
 {
 	char byte;
-	ssize_t n;
+	size_t n = 0;
 
 	if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		_exit(126);
@@ -114,10 +113,7 @@ static void child_run(int go, int ex, const char *path, char *const argv[], cons
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGXFSZ, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	do
-		n = read(go, &byte, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
+	if (io_read_all(go, &byte, 1, &n) || n != 1)
 		_exit(127); /* psrec gave up before starting the command */
 	close(go);
 	execv(path, argv);
@@ -171,25 +167,22 @@ int launch_fork(struct launch *c, const char *path, char *const argv[],
 int launch_exec(struct launch *c)
 {
 	char go = 1;
-	ssize_t n;
-	do
-		n = write(c->go_fd, &go, 1);
-	while (n < 0 && errno == EINTR);
+	struct iovec iov = { &go, 1 };
+	size_t n = 0;
+	int werr = io_writev_all(c->go_fd, &iov, 1, -1, &n);
 	close(c->go_fd);
 	c->go_fd = -1;
-	if (n != 1)
+	if (werr || n != 1)
 		return -EPIPE;
 
 	int code = 0;
-	do
-		n = read(c->exec_fd, &code, sizeof(code));
-	while (n < 0 && errno == EINTR);
+	int rerr = io_read_all(c->exec_fd, &code, sizeof(code), &n);
 	close(c->exec_fd);
 	c->exec_fd = -1;
-	if (n == 0)
+	if (!rerr && n == 0)
 		return 0;
 	launch_reap(c);
-	return n == (ssize_t)sizeof(code) && code > 0 ? -code : -EIO;
+	return n == sizeof(code) && code > 0 ? -code : -EIO;
 }
 
 void launch_abort(struct launch *c)
