@@ -16,12 +16,12 @@ MAPS=${2:-2000}
 ROUNDS=${3:-5}
 . scripts/bench/lib.sh
 ninja -C "$B" psrec tests/manythreads tests/benchrun >/dev/null
-TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
-trap 'kill -KILL $WPID 2>/dev/null || true; rm -rf "$TMP"' EXIT
+bench_setup psrec-bench
 
 ulimit -n 65536 2>/dev/null || true
 "$B/tests/manythreads" "$THREADS" "$MAPS" 3600 >"$TMP/ready" &
 WPID=$!
+BENCH_PIDS=$WPID
 for _ in $(seq 100); do grep -q ready "$TMP/ready" 2>/dev/null && break; sleep 0.1; done
 
 # one NAME CMD...: run one recording, print "latency_ms cpu_s maxrss_kb"

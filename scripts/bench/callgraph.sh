@@ -15,14 +15,7 @@ SECONDS_PER_RUN=${1:-3}
 ROUNDS=${2:-3}
 . scripts/bench/lib.sh
 ninja -C "$B" psrec tests/deeprec tests/nofp tests/benchrun tests/pdcheck >/dev/null
-TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
-WPIDS=""
-cleanup() {
-	local p
-	for p in $WPIDS; do kill -KILL "$p" 2>/dev/null || true; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+bench_setup psrec-bench
 
 for mode in fp dwarf; do
 	if [ $mode = fp ]; then
@@ -33,7 +26,7 @@ for mode in fp dwarf; do
 		psrec_cg="--call-graph dwarf"; perf_cg="--call-graph dwarf"
 	fi
 	W=$!
-	WPIDS="$WPIDS $W"
+	BENCH_PIDS="$BENCH_PIDS $W"
 	sleep 0.3
 	for _ in $(seq "$ROUNDS"); do
 		# shellcheck disable=SC2086

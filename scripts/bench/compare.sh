@@ -35,14 +35,7 @@ done
 [ "$ROUNDS" -ge 3 ] || { echo "compare.sh: at least 3 rounds (pairs) are needed for medians" >&2; exit 2; }
 . scripts/bench/lib.sh
 ninja -C "$B" psrec tests/spin tests/deeprec tests/nofp tests/forker tests/manythreads tests/benchrun tests/pdcheck >/dev/null
-TMP=$(mktemp -d /tmp/psrec-compare.XXXXXX)
-BGPIDS=""
-cleanup() {
-	local p
-	for p in $BGPIDS; do kill -KILL "$p" 2>/dev/null || true; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+bench_setup psrec-compare
 ulimit -n 65536 2>/dev/null || true
 NCPU=$(nproc)
 # Workloads wait this long before working, so every recorder has attached
@@ -165,7 +158,7 @@ for m in $MODES; do
 	if [ "$KIND" = latency ]; then
 		$WORK >"$TMP/ready" &
 		LATENCY_PID=$!
-		BGPIDS="$BGPIDS $LATENCY_PID"
+		BENCH_PIDS="$BENCH_PIDS $LATENCY_PID"
 		for _ in $(seq 100); do grep -q ready "$TMP/ready" 2>/dev/null && break; sleep 0.1; done
 	fi
 	for r in $(seq "$ROUNDS"); do

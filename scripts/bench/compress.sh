@@ -14,10 +14,10 @@ ROUNDS=${2:-3}
 LEVEL=${3:-1}
 . scripts/bench/lib.sh
 ninja -C "$B" psrec tests/spin tests/benchrun tests/pdcheck >/dev/null
-TMP=$(mktemp -d /tmp/psrec-bench.XXXXXX)
+bench_setup psrec-bench
 "$B/tests/spin" 36000 "$(nproc)" &
 W=$!
-trap 'kill -KILL $W 2>/dev/null || true; rm -rf "$TMP"' EXIT
+BENCH_PIDS=$W
 sleep 0.3
 MAX=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 

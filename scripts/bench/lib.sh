@@ -8,6 +8,19 @@
 B=${B:-build}
 PDCHECK="$B/tests/pdcheck"
 
+# bench_setup PREFIX: a scratch dir in $TMP, removed at exit together with
+# every workload whose pid was added to BENCH_PIDS.
+BENCH_PIDS=""
+bench_cleanup() {
+	local p
+	for p in $BENCH_PIDS; do kill -KILL "$p" 2>/dev/null || true; done
+	rm -rf "$TMP"
+}
+bench_setup() {
+	TMP=$(mktemp -d "/tmp/$1.XXXXXX")
+	trap bench_cleanup EXIT
+}
+
 # median of the numbers on stdin
 median() {
 	sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
