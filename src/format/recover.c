@@ -288,13 +288,12 @@ static int plan_reads(const uint8_t *base, uint64_t size, const struct pd_file_h
 	return k;
 }
 
-static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, const struct pd_file_header *h,
-		  struct recover_result *res, struct err *e)
+static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *base, uint64_t size,
+		       const struct pd_file_header *h, struct recover_result *res, struct err *e)
 {
-	static struct plan p;   /* 4 KiB of entries: not on the stack */
 	struct walk w;
-	p.end = walk_records(base, h->data.offset, size, res, &w);
-	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p.end) : 0;
+	p->end = walk_records(base, h->data.offset, size, res, &w);
+	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p->end) : 0;
 	uint8_t fresh[COMP_LEN];
 	int err = fresh_payload(measured, fresh);
 	if (err)
@@ -302,44 +301,44 @@ static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, 
 	for (int round = 0;; round++) {
 		if (round == MAX_ROUNDS)
 			return err_set(e, -EINVAL, "%s: the data does not read back however it is cut; nothing changed", path);
-		p.end = walk_records(base, h->data.offset, p.end, res, &w);
-		plan_table(&p, base, size, h, &w, res->compressed > 0, fresh);
-		if (size - p.end < plan_len(&p)) {
+		p->end = walk_records(base, h->data.offset, p->end, res, &w);
+		plan_table(p, base, size, h, &w, res->compressed > 0, fresh);
+		if (size - p->end < plan_len(p)) {
 			/* No room after the data: end it earlier. */
-			if (size - h->data.offset < plan_len(&p))
+			if (size - h->data.offset < plan_len(p))
 				return err_set(e, -ENOSPC, "%s: no room after the data for its feature table; nothing changed", path);
-			p.end = walk_records(base, h->data.offset, size - plan_len(&p), res, &w);
+			p->end = walk_records(base, h->data.offset, size - plan_len(p), res, &w);
 			continue;
 		}
 		uint64_t stop = 0;
 		struct err re = { "" };
-		int k = plan_reads(base, size, h, &p, &stop, res, &re);
+		int k = plan_reads(base, size, h, p, &stop, res, &re);
 		if (k == 0)
 			break;
-		if (stop <= h->data.offset || stop >= p.end)
+		if (stop <= h->data.offset || stop >= p->end)
 			return err_set(e, -EINVAL, "%s: %s; nothing changed", path, re.msg);
-		p.end = stop;
+		p->end = stop;
 	}
-	res->data_size = p.end - h->data.offset;
-	res->unused_bytes = size - p.end;
-	res->mmap_len = p.new_comp ? p.mmap_len : 0;
-	res->features = p.n;
+	res->data_size = p->end - h->data.offset;
+	res->unused_bytes = size - p->end;
+	res->mmap_len = p->new_comp ? p->mmap_len : 0;
+	res->features = p->n;
 
 	/* The table first, then the header that points at it, in one pwrite
 	 * (data.size through the bitmap): a kill leaves the old or the new. */
-	uint8_t *tail = calloc(1, plan_len(&p) + 1);
+	uint8_t *tail = calloc(1, plan_len(p) + 1);
 	if (!tail)
 		return -ENOMEM;
 	struct pd_file_header nh = *h;
 	nh.data.size = res->data_size;
 	memset(nh.features, 0, sizeof(nh.features));
-	for (size_t i = 0; i < p.n; i++) {
-		memcpy(tail + i * sizeof(struct pd_section), &p.e[i].s, sizeof(struct pd_section));
-		nh.features[p.e[i].feat / 64] |= 1ULL << (p.e[i].feat % 64);
+	for (size_t i = 0; i < p->n; i++) {
+		memcpy(tail + i * sizeof(struct pd_section), &p->e[i].s, sizeof(struct pd_section));
+		nh.features[p->e[i].feat / 64] |= 1ULL << (p->e[i].feat % 64);
 	}
-	if (p.new_comp)
-		memcpy(tail + p.n * sizeof(struct pd_section), p.comp, COMP_LEN);
-	err = io_pwrite_all(fd, tail, plan_len(&p), p.end);
+	if (p->new_comp)
+		memcpy(tail + p->n * sizeof(struct pd_section), p->comp, COMP_LEN);
+	err = io_pwrite_all(fd, tail, plan_len(p), p->end);
 	free(tail);
 	const size_t from = PD_HEADER_DATA_SIZE_OFFSET;
 	if (!err)
@@ -350,6 +349,18 @@ static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, 
 		return err_set(e, err, "cannot write %s: %s", path, strerror(-err));
 	res->changed = true;
 	return 0;
+}
+
+/* The plan holds 4 KiB of table entries: on the heap, not the stack. */
+static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, const struct pd_file_header *h,
+		  struct recover_result *res, struct err *e)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	int err = repair_with(p, fd, path, base, size, h, res, e);
+	free(p);
+	return err;
 }
 
 int recover_file(const char *path, struct recover_result *res, struct err *e)
