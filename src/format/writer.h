@@ -6,10 +6,11 @@
  *   feature section table | feature payloads
  * The header is written last of these, with no feature bits and data.size
  * covering one FINISHED_ROUND (perf 6.1 refuses data.size 0), so a file
- * cut short at any moment is a valid, empty recording. After each
- * complete drain pass the caller checkpoints: data.size is rewritten (8
- * bytes at offset 48) to cover exactly the records written so far, so a
- * recorder killed with SIGKILL leaves a file perf reads. Feature bits are
+ * cut short at any moment is a valid, empty recording. Between complete
+ * drain passes the caller checkpoints (after the first pass with samples,
+ * then every 500 ms): data.size is rewritten (8 bytes at offset 48) to
+ * cover exactly the records written so far, so a recorder killed with
+ * SIGKILL leaves a file perf reads. Feature bits are
  * set only by writer_finish(), in the same pwrite as the final data.size.
  *
  * A feature perf cannot read the data without (COMPRESSED: its mmap_len
@@ -104,7 +105,9 @@ int writer_checkpoint(struct writer *w);
 
 /*
  * Finish the file: write the feature table and payloads after the data
- * (ascending feature id; ids >= 256 or duplicates are not written), then
+ * (ascending feature ids below 256; a set with an id out of order, a
+ * duplicate or an id >= 256 is refused whole, -EINVAL, and the file is
+ * finished without features), then
  * rewrite the header (data.size and the feature bitmap in one pwrite),
  * then truncate anything past the features (a partial append). If the
  * features cannot be written (disk full), the file is finished without
