@@ -23,9 +23,6 @@
 #include "record/launch.h"
 #include "util/err.h"
 
-#ifndef PSREC_VERSION
-#define PSREC_VERSION "0.0.0"
-#endif
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2

@@ -15,9 +15,7 @@
 #include "record/numa.h"
 #include "record/pmu.h"
 
-#ifndef PSREC_VERSION
-#define PSREC_VERSION "0.0.0"
-#endif
+/* PSREC_VERSION comes from meson (the project version). */
 
 /*
  * VERSION: the perf release whose file format psrec writes, then psrec's
