@@ -17,12 +17,11 @@
 
 #include "options.h"
 #include "format/recover.h"
-#include "record/loop.h"
-#include "record/record.h"
 #include "record/attach.h"
 #include "record/launch.h"
+#include "record/loop.h"
+#include "record/record.h"
 #include "util/err.h"
-
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
