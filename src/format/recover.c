@@ -363,6 +363,24 @@ static int repair(int fd, const char *path, const uint8_t *base, uint64_t size, 
 	return err;
 }
 
+/* The attrs and every ids section end at or before data.offset (the
+ * reader has checked that they lie inside the file). */
+static bool meta_before(const uint8_t *base, const struct pd_file_header *h)
+{
+	uint64_t limit = h->data.offset;
+	if (h->attrs.offset + h->attrs.size > limit)
+		return false;
+	for (uint64_t at = h->attrs.offset; at + h->attr_size <= h->attrs.offset + h->attrs.size; at += h->attr_size) {
+		uint32_t asz;
+		memcpy(&asz, base + at + 4, sizeof(asz));
+		struct pd_section ids;
+		memcpy(&ids, base + at + (asz ? asz : 64), sizeof(ids));
+		if (ids.size && ids.offset + ids.size > limit)
+			return false;
+	}
+	return true;
+}
+
 int recover_file(const char *path, struct recover_result *res, struct err *e)
 {
 	memset(res, 0, sizeof(*res));
@@ -410,6 +428,14 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 		goto out;
 	}
 	reader_close(&r);
+	/* Everything recover writes goes after the data: the data must come
+	 * after the attrs and their ids (as perf and psrec lay them out), or
+	 * the new table could land on them. */
+	if (!meta_before(base, &h)) {
+		err = err_set(e, -EINVAL, "%s: the data section starts before the end of the attrs or their ids; it is not a repairable perf.data, nothing changed",
+			      path);
+		goto out;
+	}
 
 	/* Already right: the records perf knows end where the header says,
 	 * every feature is intact, and the whole data reads. */
