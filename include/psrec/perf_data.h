@@ -38,6 +38,17 @@ struct pd_file_header {
 #define PD_FILE_HEADER_SIZE  104
 #define PD_HEADER_DATA_SIZE_OFFSET 48 /* where data.size lives: checkpoints pwrite here */
 
+/* Feature bit feat (< 256) of a header's bitmap. */
+static inline int pd_feature_isset(const uint64_t bits[4], unsigned feat)
+{
+	return (int)((bits[feat / 64] >> (feat % 64)) & 1);
+}
+
+static inline void pd_feature_set(uint64_t bits[4], unsigned feat)
+{
+	bits[feat / 64] |= 1ULL << (feat % 64);
+}
+
 /* The 16-byte pipe header: perf record -o - */
 struct pd_pipe_header {
 	uint64_t magic;

@@ -114,6 +114,16 @@ int feature_compressed(struct buf *b, uint32_t level, uint32_t ratio, uint32_t m
 	return err;
 }
 
+bool feature_compressed_mmap_len(const uint8_t *p, size_t len, uint32_t *mmap_len)
+{
+	uint32_t type;
+	if (len < 20)
+		return false;
+	memcpy(&type, p + 4, sizeof(type));
+	memcpy(mmap_len, p + 16, sizeof(*mmap_len));
+	return type == 1;
+}
+
 int feature_clock_data(struct buf *b, uint32_t clockid, uint64_t tod_ns, uint64_t clk_ns)
 {
 	int err = buf_append_u32(b, 1);

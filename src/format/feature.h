@@ -9,6 +9,8 @@
 #ifndef PSREC_FORMAT_FEATURE_H
 #define PSREC_FORMAT_FEATURE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "psrec/perf_data.h"
@@ -64,6 +66,8 @@ int feature_clockid(struct buf *b, uint64_t res_ns);
  * u32 mmap_len (the largest decompressed size of one record: perf 6.1
  * sizes its decompression buffer with it). */
 int feature_compressed(struct buf *b, uint32_t level, uint32_t ratio, uint32_t mmap_len);
+/* Read one back: true for a zstd payload, with its mmap_len (0 possible). */
+bool feature_compressed_mmap_len(const uint8_t *p, size_t len, uint32_t *mmap_len);
 
 /* CLOCK_DATA: u32 version 1; u32 clockid; u64 wall-clock ns; u64 clockid ns
  * (one instant read on both clocks). */

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/feature.h"
 #include "format/sample.h"
 #include "format/walk.h"
 #include "util/io.h"
@@ -92,12 +93,8 @@ static int parse_attrs(struct reader *r, struct err *e)
 /* mmap_len from a COMPRESSED feature payload, if it is a usable one. */
 static void take_mmap_len(struct reader *r, const uint8_t *p, size_t len)
 {
-	if (len < 20)
-		return;
-	uint32_t type, mmap_len;
-	memcpy(&type, p + 4, 4);
-	memcpy(&mmap_len, p + 16, 4);
-	if (type == 1)
+	uint32_t mmap_len;
+	if (feature_compressed_mmap_len(p, len, &mmap_len))
 		r->mmap_len = mmap_len > ZDECODE_MAX_RECORD ? ZDECODE_MAX_RECORD : mmap_len;
 }
 
@@ -480,7 +477,7 @@ bool reader_has_feature(const struct reader *r, unsigned feat)
 		return false;
 	if (r->pipe)
 		return r->pipe_feat[feat].p != NULL;
-	return (r->hdr.features[feat / 64] >> (feat % 64)) & 1;
+	return pd_feature_isset(r->hdr.features, feat);
 }
 
 int reader_feature(const struct reader *r, unsigned feat, const uint8_t **p, size_t *len,

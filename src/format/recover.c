@@ -97,12 +97,8 @@ static uint32_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t e
 /* A COMPRESSED payload perf can use: zstd, and a buffer size. */
 static bool comp_usable(const uint8_t *p, uint64_t len, uint32_t *mmap_len)
 {
-	uint32_t type, ml;
-	if (len < COMP_LEN)
-		return false;
-	memcpy(&type, p + 4, 4);
-	memcpy(&ml, p + 16, 4);
-	if (type != 1 || ml == 0)
+	uint32_t ml;
+	if (!feature_compressed_mmap_len(p, len, &ml) || ml == 0)
 		return false;
 	*mmap_len = ml;
 	return true;
@@ -126,11 +122,11 @@ static size_t intact_features(const uint8_t *base, uint64_t size, const struct p
 	size_t n = 0, k = 0, nbits = 0;
 	*all_ok = true;
 	for (unsigned b = 0; b < PD_FEAT_BITS; b++)
-		nbits += (h->features[b / 64] >> (b % 64)) & 1;
+		nbits += (size_t)pd_feature_isset(h->features, b);
 	uint64_t table = h->data.offset + h->data.size;
 	uint64_t table_end = table + nbits * sizeof(struct pd_section);
 	for (unsigned b = 0; b < PD_FEAT_BITS; b++) {
-		if (!((h->features[b / 64] >> (b % 64)) & 1))
+		if (!pd_feature_isset(h->features, b))
 			continue;
 		uint64_t ent = table + k++ * sizeof(struct pd_section);
 		struct pd_section s;
@@ -158,7 +154,7 @@ static bool gap_payload(const uint8_t *base, const struct pd_file_header *h, str
 {
 	uint64_t at = h->attrs.offset + h->attrs.size;
 	uint32_t ml;
-	if (!((h->features[PD_FEAT_COMPRESSED / 64] >> (PD_FEAT_COMPRESSED % 64)) & 1) ||
+	if (!pd_feature_isset(h->features, PD_FEAT_COMPRESSED) ||
 	    at > h->data.offset || h->data.offset - at < COMP_LEN || !comp_usable(base + at, COMP_LEN, &ml))
 		return false;
 	*s = (struct pd_section){ at, COMP_LEN };
@@ -334,7 +330,7 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 	memset(nh.features, 0, sizeof(nh.features));
 	for (size_t i = 0; i < p->n; i++) {
 		memcpy(tail + i * sizeof(struct pd_section), &p->e[i].s, sizeof(struct pd_section));
-		nh.features[p->e[i].feat / 64] |= 1ULL << (p->e[i].feat % 64);
+		pd_feature_set(nh.features, p->e[i].feat);
 	}
 	if (p->new_comp)
 		memcpy(tail + p->n * sizeof(struct pd_section), p->comp, COMP_LEN);

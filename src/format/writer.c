@@ -228,7 +228,7 @@ static int write_features(struct writer *w, uint64_t at, const struct writer_fea
 	if (err)
 		return err;
 	for (size_t i = 0; i < nr; i++)
-		bits[f[i].id / 64] |= 1ULL << (f[i].id % 64);
+		pd_feature_set(bits, f[i].id);
 	*file_end = off;
 	return 0;
 }
