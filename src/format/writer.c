@@ -25,12 +25,10 @@ static size_t whole_records(const struct iovec *iov, int n, size_t limit)
 	return pos;
 }
 
-/* The data starts with a FINISHED_ROUND, covered from the start: perf
- * 6.1 refuses data.size 0 ("failed to process sample") but reads this as
- * the empty recording it is. */
-static const struct pd_event_header opening_round = {
+const struct pd_event_header writer_round_record = {
 	PD_RECORD_FINISHED_ROUND, 0, sizeof(struct pd_event_header)
 };
+
 
 int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr)
 {
@@ -46,8 +44,11 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	uint64_t attrs_off = ids_off + nr_ids * sizeof(uint64_t);
 	uint64_t data_off = attrs_off + nr * PD_FILE_ATTR_SIZE;
 
-	/* One buffer for ids, attrs and the opening round, written once. */
-	size_t len = (size_t)(data_off - ids_off) + sizeof(opening_round);
+	/* One buffer for ids, attrs and the opening round, written once. The
+	 * data starts with a FINISHED_ROUND, covered from the start: perf 6.1
+	 * refuses data.size 0 ("failed to process sample") but reads this as
+	 * the empty recording it is. */
+	size_t len = (size_t)(data_off - ids_off) + sizeof(writer_round_record);
 	uint8_t *area = calloc(1, len);
 	if (!area)
 		return -ENOMEM;
@@ -63,7 +64,7 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 		id_pos += fa.ids.size;
 		memcpy(area + (attrs_off - ids_off) + i * PD_FILE_ATTR_SIZE, &fa, sizeof(fa));
 	}
-	memcpy(area + (data_off - ids_off), &opening_round, sizeof(opening_round));
+	memcpy(area + (data_off - ids_off), &writer_round_record, sizeof(writer_round_record));
 
 	w->hdr.magic = PD_MAGIC;
 	w->hdr.size = PD_FILE_HEADER_SIZE;
@@ -71,7 +72,7 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	w->hdr.attrs.offset = attrs_off;
 	w->hdr.attrs.size = nr * PD_FILE_ATTR_SIZE;
 	w->hdr.data.offset = data_off;
-	w->hdr.data.size = sizeof(opening_round);
+	w->hdr.data.size = sizeof(writer_round_record);
 
 	int err = io_pwrite_all(fd, area, len, ids_off);
 	/* The header last: once it is there, everything it points to is too. */
@@ -81,8 +82,8 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	if (err)
 		return err;
 	w->data_offset = data_off;
-	w->committed = sizeof(opening_round);
-	w->end = data_off + sizeof(opening_round);
+	w->committed = sizeof(writer_round_record);
+	w->end = data_off + sizeof(writer_round_record);
 	return 0;
 }
 
@@ -184,7 +185,7 @@ int writer_append(struct writer *w, const struct iovec *iov, int iovcnt)
 
 int writer_round(struct writer *w)
 {
-	struct iovec iov = { (void *)&opening_round, sizeof(opening_round) };
+	struct iovec iov = { (void *)&writer_round_record, sizeof(writer_round_record) };
 	return writer_append(w, &iov, 1);
 }
 

@@ -95,6 +95,10 @@ static inline uint64_t writer_data_size(const struct writer *w)
  * a record. */
 int writer_append_feature(struct writer *w, const struct writer_feature *f);
 
+/* The FINISHED_ROUND record, for a caller that puts it in its own
+ * writer_append() (one pwritev for a whole pass). */
+extern const struct pd_event_header writer_round_record;
+
 /* End a round (one drain pass): append a FINISHED_ROUND record. */
 int writer_round(struct writer *w);
 

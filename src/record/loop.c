@@ -18,10 +18,6 @@
 
 #include "psrec/perf_data.h"
 
-static const struct pd_event_header finished_round = {
-	PD_RECORD_FINISHED_ROUND, 0, sizeof(struct pd_event_header)
-};
-
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -99,8 +95,8 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 		return 0;
 	/* The round goes in the same append, after every ring's span (the
 	 * last pwritev when the pass needs more than one). */
-	iov[n].iov_base = (void *)&finished_round;
-	iov[n].iov_len = sizeof(finished_round);
+	iov[n].iov_base = (void *)&writer_round_record;
+	iov[n].iov_len = sizeof(writer_round_record);
 	n++;
 	uint64_t before = w->end;
 	int err = writer_append(w, iov, n);
