@@ -278,7 +278,7 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	struct recording r = { .sigfd = -1, .out = { .fd = -1, .aside_fd = -1 } };
 	r.env = (struct target_env){ .cfg = c, .cmd_path = cmd_path, .child_mask = &r.old_mask,
 				     .sigfd = -1, .t0 = &t0, .hooks = h, .res = res };
-	target_init(&r.tgt, c, cmd_path);
+	target_init(&r.tgt, cmd_path);
 	int err = hostinfo_read(&r.host);
 	if (err)
 		return err;

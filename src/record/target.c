@@ -300,10 +300,9 @@ static const struct target_ops attach_ops = {
 	.end = attach_end,
 };
 
-void target_init(struct target *t, const struct record_config *cfg, const char *cmd_path)
+void target_init(struct target *t, const char *cmd_path)
 {
 	memset(t, 0, sizeof(*t));
 	t->child = (struct launch){ .pid = -1, .pidfd = -1, .go_fd = -1, .exec_fd = -1 };
 	t->ops = cmd_path ? &launch_ops : &attach_ops;
-	(void)cfg;
 }

@@ -69,7 +69,8 @@ struct target {
 	int *pidfds;                    /* attach: what watch() returns */
 };
 
-/* A launched command (cfg->cmd) or the -p/-t/-a targets. */
-void target_init(struct target *t, const struct record_config *cfg, const char *cmd_path);
+/* A launched command (cmd_path set: the resolved cfg->cmd[0]) or the
+ * -p/-t/-a targets. */
+void target_init(struct target *t, const char *cmd_path);
 
 #endif
