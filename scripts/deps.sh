@@ -3,13 +3,13 @@
 # Sourced by demo.sh and test.sh. Debian packages only.
 # shellcheck disable=SC2034  # the lists are read by the scripts that source this
 
-PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev"
+PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev libarchive-dev"
 # perf itself (the judge of every file), script(1) for terminal tests,
 # pgrep for the signal tests, hotspot (its hotspot-perfparser is the second
 # judge of every file), jq (checks perf data convert --to-json) and valgrind
 # (memcheck over -a and recover).
 # The shellcheck linter, run over every shell script by test.sh.
-PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind shellcheck"
+PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind shellcheck zstd"
 # clang and libFuzzer for the fuzz targets (scripts/fuzz.sh).
 PSREC_FUZZ_DEPS="clang libclang-rt-14-dev"
 

@@ -5,6 +5,7 @@
  */
 #include "feature.h"
 
+#include <errno.h>
 #include <string.h>
 
 int feature_put_string(struct buf *b, const char *s)
@@ -240,4 +241,49 @@ int feature_pmu_caps(struct buf *b, const struct feature_pmu *p, uint32_t nr)
 int feature_bpf_none(struct buf *b)
 {
 	return buf_append_u32(b, 0);
+}
+
+int feature_build_id(struct buf *b, int32_t pid, uint16_t misc, const uint8_t *id, uint8_t id_size,
+		     const char *name)
+{
+	size_t n = strlen(name) + 1;
+	size_t padded = (n + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
+	if (id_size > 20 || FEATURE_BUILD_ID_HEADER + padded > UINT16_MAX)
+		return -E2BIG;
+	struct pd_event_header h = { 0, misc, (uint16_t)(FEATURE_BUILD_ID_HEADER + padded) };
+	uint8_t rest[28] = { 0 };   /* pid, id[20], id_size, pad[3] */
+	memcpy(rest, &pid, 4);
+	memcpy(rest + 4, id, id_size);
+	rest[24] = id_size;
+	int err = buf_append(b, &h, sizeof(h));
+	if (!err)
+		err = buf_append(b, rest, sizeof(rest));
+	if (!err)
+		err = buf_append(b, name, n);
+	if (!err)
+		err = buf_append_zeros(b, padded - n);
+	return err;
+}
+
+int feature_build_id_next(const uint8_t *p, size_t len, size_t *off, struct feature_build_id_entry *ent)
+{
+	if (*off >= len)
+		return 0;
+	struct pd_event_header h;
+	if (len - *off < FEATURE_BUILD_ID_HEADER)
+		return -EINVAL;
+	memcpy(&h, p + *off, sizeof(h));
+	if (h.size < FEATURE_BUILD_ID_HEADER + 1 || h.size > len - *off)
+		return -EINVAL;
+	const uint8_t *r = p + *off;
+	const char *name = (const char *)r + FEATURE_BUILD_ID_HEADER;
+	if (!memchr(name, '\0', h.size - FEATURE_BUILD_ID_HEADER))
+		return -EINVAL;
+	memcpy(&ent->pid, r + 8, 4);
+	memcpy(ent->id, r + 12, 20);
+	ent->id_size = (h.misc & PD_MISC_BUILD_ID_SIZE) && r[32] <= 20 ? r[32] : 20;
+	ent->misc = h.misc;
+	ent->name = name;
+	*off += h.size;
+	return 1;
 }

@@ -120,6 +120,29 @@ int feature_cpu_pmu_caps(struct buf *b, const struct feature_pmu *cpu);
  * caller passes them in that order, PMUs without caps are skipped here. */
 int feature_pmu_caps(struct buf *b, const struct feature_pmu *p, uint32_t nr);
 
+/*
+ * BUILD_ID: a sequence of build_id records, one per DSO: header {type 0,
+ * misc, size}; s32 pid (-1 for the host's kernel and user DSOs); u8 id[20];
+ * u8 id_size; u8 pad[3]; filename, NUL-terminated and zero-padded to a
+ * multiple of 64. misc is the cpumode (PD_MISC_KERNEL for the kernel and
+ * its modules, PD_MISC_USER otherwise) | PD_MISC_BUILD_ID_SIZE. The name
+ * is the DSO's name in the MMAP records ("[kernel.kallsyms]" without
+ * "_text"). -E2BIG for a name that does not fit a record.
+ */
+#define FEATURE_BUILD_ID_HEADER 36
+int feature_build_id(struct buf *b, int32_t pid, uint16_t misc, const uint8_t *id, uint8_t id_size,
+		     const char *name);
+struct feature_build_id_entry {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t id[20];
+	uint8_t id_size;            /* 20 when the record has no BUILD_ID_SIZE */
+	const char *name;           /* points into the payload, NUL-terminated */
+};
+/* The entry at *off of a BUILD_ID payload: 1 and *off advanced, 0 at the
+ * end, -EINVAL for a record whose size or name does not fit. */
+int feature_build_id_next(const uint8_t *p, size_t len, size_t *off, struct feature_build_id_entry *ent);
+
 /* BPF_PROG_INFO, BPF_BTF: u32 count 0. psrec records no BPF events, and
  * writes what perf record --no-bpf-event writes. */
 int feature_bpf_none(struct buf *b);

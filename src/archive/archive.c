@@ -1,0 +1,1 @@
+/* archive.c - placeholder until implemented. */

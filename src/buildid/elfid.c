@@ -1,0 +1,1 @@
+/* elfid.c - placeholder until implemented. */

@@ -1,0 +1,1 @@
+/* idcache.c - placeholder until implemented. */

@@ -1,0 +1,1 @@
+/* store.c - placeholder until implemented. */
