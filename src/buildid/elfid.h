@@ -5,12 +5,15 @@
  *
  * Only the notes are read: the PT_NOTE segments through the program
  * headers first (a few hundred bytes at the start of the file), the
- * SHT_NOTE sections when there are no program headers (relocatable
- * objects, split debug files). libelf, never a full read of the file.
+ * SHT_NOTE sections when the segments hold no build-id (relocatable
+ * objects and split debug files have no program headers). libelf, with
+ * pread, never a full read or a mapping of the file. The first build-id
+ * note decides: one that is empty or longer than BUILD_ID_MAX is no id.
  *
  * Every function returns 0 with *id set, -ENOENT when the input has no
  * GNU build-id note (or one longer than BUILD_ID_MAX), -ENOEXEC when it is
- * not ELF, or another -errno from opening or reading. None prints.
+ * not ELF, or another -errno from opening or reading; *id is left alone
+ * on error. None prints.
  */
 #ifndef PSREC_BUILDID_ELFID_H
 #define PSREC_BUILDID_ELFID_H
@@ -28,7 +31,8 @@ int elfid_from_notes(const void *p, size_t len, struct build_id *id);
 
 /* The running kernel's id, from SYSFS/kernel/notes (sysfs is "/sys"). */
 int elfid_kernel(const char *sysfs, struct build_id *id);
-/* A loaded module's id, from SYSFS/module/NAME/notes/.note.gnu.build-id. */
+/* A loaded module's id, from SYSFS/module/NAME/notes/.note.gnu.build-id.
+ * -EINVAL for a name that is not one directory ("", ".", "..", a '/'). */
 int elfid_module(const char *sysfs, const char *name, struct build_id *id);
 
 /*

@@ -23,7 +23,9 @@ struct idcache_entry {
 	uint32_t maj, min;
 	uint64_t ino;
 	struct build_id id;         /* size 0: the file has no readable id */
-	int err;                    /* why not (-ENOENT, -EACCES, ...) */
+	int err;                    /* why not: elfid's -ENOENT, -ENOEXEC, an
+				     * open's -EACCES..., -ESTALE when the
+				     * path now names another file */
 	bool used;
 };
 
@@ -39,12 +41,16 @@ void idcache_free(struct idcache *c);
 /*
  * The id of mapping m of process pid. Read (once per dev+ino) from
  * ROOT/PID/map_files/START-END, the very file that is mapped even if its
- * path was replaced or deleted (root is "/proc"); where that is refused
- * (map_files needs CAP_SYS_ADMIN in the process's user namespace), from
- * m->path, but only when the path's st_dev/st_ino still are the
- * mapping's. 0 with *id, -ENOENT when no id can be had (the cause is kept
- * in the entry), -ENOMEM. Anonymous and special mappings ("[vdso]",
- * "[heap]", no path) are -ENOENT without any read.
+ * path was replaced or deleted (root is "/proc"); where that is refused or
+ * missing (following map_files needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE in the initial user namespace), from m->path,
+ * but only when the path is absolute, not "... (deleted)", and its
+ * st_dev/st_ino still are the mapping's. Only regular files are opened
+ * (stat first: a device's open runs its driver, a FIFO's waits).
+ * 0 with *id, -ENOENT when no id can be had (the cause is kept in the
+ * entry), -ENOMEM (nothing stored). Anonymous and special mappings
+ * ("[vdso]", "[heap]", "//anon", no path) are -ENOENT without any system
+ * call and without an entry.
  */
 int idcache_map(struct idcache *c, const char *root, pid_t pid, const struct procfs_map *m,
 		struct build_id *id);
