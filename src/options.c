@@ -354,6 +354,15 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 		case 'g':
 			o->cfg.callgraph.mode = CALLGRAPH_FP;
 			break;
+		case 'B':
+			o->cfg.no_buildid = true;
+			break;
+		case 'N':
+			o->cfg.no_buildid_cache = true;
+			break;
+		case OPTIONS_KEY_BUILDID_ALL:
+			o->cfg.buildid_all = true;
+			break;
 		case 'z':
 			o->cfg.compress_level = 1;
 			if (optarg) {

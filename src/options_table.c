@@ -16,6 +16,7 @@
 #define GROUP_TARGETS "targets"
 #define GROUP_CALLGRAPHS "call graphs"
 #define GROUP_OPTIONS "options"
+#define GROUP_BUILDIDS "build-ids"
 
 const struct options_spec options_table[] = {
 	{ 'p', "pid", OPTIONS_ARG_REQUIRED, "PID[,PID...]", NULL,
@@ -37,6 +38,13 @@ const struct options_spec options_table[] = {
 	{ OPTIONS_KEY_MAX_STACK, "max-stack", OPTIONS_ARG_REQUIRED, "N",
 	  "the kernel's perf_event_max_stack",
 	  "at most N frames per chain", GROUP_CALLGRAPHS },
+
+	{ 'B', "no-buildid", OPTIONS_ARG_NONE, NULL, NULL,
+	  "no build-ids: none in MMAP2 records, no BUILD_ID feature, no cache", GROUP_BUILDIDS },
+	{ 'N', "no-buildid-cache", OPTIONS_ARG_NONE, NULL, NULL,
+	  "do not copy the hit binaries into ~/.debug", GROUP_BUILDIDS },
+	{ OPTIONS_KEY_BUILDID_ALL, "buildid-all", OPTIONS_ARG_NONE, NULL, NULL,
+	  "list (and cache) every mapped binary, not only those samples hit", GROUP_BUILDIDS },
 
 	{ 'e', "event", OPTIONS_ARG_REQUIRED, "EVENT[,EVENT...]",
 	  "cycles, or cpu-clock without a hardware PMU",

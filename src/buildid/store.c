@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -442,6 +443,15 @@ static int add_entry(const struct store *s, const char *name, const struct build
 	struct entry_paths *p = malloc(sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	/* Under sudo, write with the user's file-system identity: root never
+	 * follows a link the user planted in their ~/.debug to a place only
+	 * root may write (the source is already open). */
+	uid_t old_uid = 0;
+	gid_t old_gid = 0;
+	if (s->set_owner) {
+		old_gid = (gid_t)setfsgid(s->gid);
+		old_uid = (uid_t)setfsuid(s->uid);
+	}
 	int err = entry_paths(s, name, id, file, p);
 	if (err) {
 		err_set(e, err, "cannot cache %s in %s: the path is too long", name, s->root);
@@ -467,6 +477,10 @@ static int add_entry(const struct store *s, const char *name, const struct build
 			err = write_link(s, p, e);
 	}
 out:
+	if (s->set_owner) {
+		setfsuid(old_uid);
+		setfsgid(old_gid);
+	}
 	free(p);
 	return err;
 }

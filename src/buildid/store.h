@@ -34,7 +34,9 @@ struct store {
  * The cache root: dir when not NULL; else ~/.debug of the user who ran
  * psrec: under sudo (euid 0, SUDO_UID set and not 0) the home directory of
  * SUDO_UID from the passwd database, with every new directory, file and
- * link owned by SUDO_UID:SUDO_GID; otherwise $HOME (the passwd entry of
+ * link owned by SUDO_UID:SUDO_GID, and written with that user's
+ * file-system identity (setfsuid): a link the user planted in their
+ * ~/.debug cannot make root write elsewhere (EACCES instead); otherwise $HOME (the passwd entry of
  * the euid when HOME is unset or empty). Nothing is created yet. -errno
  * with *e set when no home can be found.
  */

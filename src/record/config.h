@@ -35,6 +35,10 @@ struct record_config {
 	const char *cpu_list;
 	double duration;        /* --duration seconds, >= 1 ms; 0 = until the end */
 	struct callgraph callgraph; /* -g / --call-graph / --max-stack */
+	/* Build-ids (-B, -N, --buildid-all). */
+	bool no_buildid;        /* none in MMAP2, no BUILD_ID feature, no cache */
+	bool no_buildid_cache;  /* no copies into ~/.debug */
+	bool buildid_all;       /* every mapped DSO, not only those hit */
 	int cmd_argc;
 	char **cmd;             /* the command to run, NULL-terminated */
 	int argc;               /* the whole command line, for CMDLINE */

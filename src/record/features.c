@@ -119,6 +119,8 @@ int features_build(const struct feature_inputs *in, struct features *out)
 	struct machine m;
 	int err = machine_read(in, &m);
 
+	if (in->build_ids && in->build_ids->len)
+		ADD(PD_FEAT_BUILD_ID, buf_append(b, in->build_ids->data, in->build_ids->len));
 	if (h->hostname[0])
 		ADD(PD_FEAT_HOSTNAME, feature_string(b, h->hostname));
 	if (h->osrelease[0])

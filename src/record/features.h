@@ -5,7 +5,8 @@
  * The set is perf 6.1's for a plain recording on the same machine
  * (perf-data-format.md 2.1): HOSTNAME ... CPU_TOPOLOGY, NUMA_TOPOLOGY,
  * PMU_MAPPINGS, CACHE, SAMPLE_TIME, MEM_TOPOLOGY, BPF_PROG_INFO, BPF_BTF,
- * CPU_PMU_CAPS (when there is a "cpu" PMU) and PMU_CAPS, plus CLOCKID and
+ * CPU_PMU_CAPS (when there is a "cpu" PMU) and PMU_CAPS, BUILD_ID when
+ * the caller made one (record/buildids.h), plus CLOCKID and
  * CLOCK_DATA (psrec always records with a set clock) and COMPRESSED with
  * -z. A fact the machine does not expose leaves its feature out. Pipe
  * mode leaves out CACHE too, as perf does ("full header only").
@@ -34,6 +35,7 @@ struct feature_inputs {
 	uint64_t tod_ns, clk_ns;
 	const struct compressor *compress;  /* NULL without -z */
 	uint32_t mmap_len;                  /* largest decompressed record */
+	const struct buf *build_ids;        /* BUILD_ID payload (NULL: none) */
 };
 
 /* The inputs known once the events are open; the clocks are read now

@@ -14,15 +14,22 @@
 #include "record.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid/elfid.h"
+#include "buildid/idcache.h"
+#include "buildid/store.h"
 #include "format/compress.h"
 #include "format/sample.h"
+#include "record/buildids.h"
 #include "record/features.h"
 #include "record/hostinfo.h"
 #include "record/output.h"
@@ -50,6 +57,11 @@ struct recording {
 	struct feature_inputs fin;
 	struct buf synth;
 	bool started;           /* the loop has begun: the file is kept */
+	/* Build-ids (none with -B). */
+	struct idcache ids;
+	struct build_id kernel_id;  /* the running kernel's, size 0 if unknown */
+	struct buildids bids;
+	struct buf bid_feature;
 };
 
 void record_notice(const struct record_hooks *h, int level, const char *fmt, ...)
@@ -137,11 +149,19 @@ static int open_events(struct recording *r, struct err *e)
 		.clockid = c->clockid, .mmap_pages = c->mmap_pages,
 		.callgraph = c->callgraph,
 		.sample_cpu = c->system_wide || c->cpus != NULL,
+		.build_id = !c->no_buildid,
 	};
+	if (!c->no_buildid) {
+		r->env.ids = &r->ids;
+		elfid_kernel("/sys", &r->kernel_id); /* unreadable: the kernel goes unnamed */
+	}
 	int err = r->tgt.ops->open(&r->tgt, &r->env, &r->smp, &sc, e);
 	if (err)
 		return err;
 	r->smp_open = true;
+	if (r->smp.build_id_refused)
+		record_notice(r->env.hooks, RECORD_NOTICE_VERBOSE,
+			      "the kernel predates attr.build_id (Linux 5.12): build-ids are read from the mapped files after recording");
 	announce_fallbacks(r);
 	r->env.res->nr_cpus = r->smp.nr_cpus;
 	r->env.res->ring_bytes = r->smp.rings[0].size;
@@ -159,7 +179,8 @@ static int open_events(struct recording *r, struct err *e)
 static int synthesize_kernel(struct recording *r)
 {
 	int why = 0;
-	int err = r->smp.kernel_samples ? synth_kernel(&r->synth, sample_id_trailer_size(r->smp.sample_type), &why) : 0;
+	const struct build_id *id = r->env.cfg->no_buildid ? NULL : &r->kernel_id;
+	int err = r->smp.kernel_samples ? synth_kernel(&r->synth, id, sample_id_trailer_size(r->smp.sample_type), &why) : 0;
 	if (why)
 		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "kernel symbols unavailable (/proc/kallsyms: %s); kernel samples will not be resolved",
 			      why == -EPERM ? "addresses hidden by kptr_restrict" : strerror(-why));
@@ -223,6 +244,76 @@ static void run_loop(struct recording *r, struct loop_config *lc)
 		record_notice(h, RECORD_NOTICE_WARN, "epoll_wait failed: %s; stopping", strerror(-err));
 }
 
+/*
+ * The BUILD_ID feature, from the data just written (file mode: a stream
+ * cannot be read back; its MMAP2 records carry the ids). A failure costs
+ * the feature, never the recording.
+ */
+static void collect_build_ids(struct recording *r)
+{
+	const struct record_config *c = r->env.cfg;
+	if (c->no_buildid || r->pipe || r->w.end <= r->w.data_offset)
+		return;
+	/* The output is open write-only: map it through a reading fd. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->out_fd);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p = fd < 0 ? MAP_FAILED : mmap(NULL, r->w.end, PROT_READ, MAP_SHARED, fd, 0);
+	int map_errno = errno;
+	if (fd >= 0)
+		close(fd);
+	if (p == MAP_FAILED) {
+		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "no build-ids: cannot read back %s: %s", c->output,
+			      strerror(map_errno));
+		return;
+	}
+	struct pd_file_header hdr = r->w.hdr;
+	hdr.data.offset = r->w.data_offset;
+	hdr.data.size = writer_data_size(&r->w);
+	memset(hdr.features, 0, sizeof(hdr.features));
+	struct err e = { { 0 } };
+	size_t listed = 0;
+	int err = buildids_scan(&r->bids, p, r->w.end, &hdr, &e);
+	if (!err)
+		err = buildids_resolve(&r->bids, c->buildid_all, &r->kernel_id, &r->ids);
+	if (!err)
+		err = buildids_feature(&r->bids, c->buildid_all, &r->bid_feature, &listed);
+	munmap(p, r->w.end);
+	if (err) {
+		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "no build-ids: %s",
+			      e.msg[0] ? e.msg : strerror(-err));
+		return;
+	}
+	r->fin.build_ids = &r->bid_feature;
+	r->env.res->nr_buildids = listed;
+	record_notice(r->env.hooks, RECORD_NOTICE_VERBOSE,
+		      "build-ids: %zu DSOs listed (of %zu mapped), %" PRIu64 " addresses in no known map, %" PRIu64 " files read",
+		      listed, r->bids.dsos.n, r->bids.unresolved, r->ids.files_read);
+}
+
+/* Copy the listed DSOs into ~/.debug, once the file is complete: a slow
+ * or failing copy never costs the recording. */
+static void cache_build_ids(struct recording *r)
+{
+	const struct record_hooks *h = r->env.hooks;
+	struct store s;
+	struct err e = { { 0 } };
+	if (store_open(&s, NULL, &e)) {
+		record_notice(h, RECORD_NOTICE_WARN, "build-id cache skipped: %s", e.msg);
+		return;
+	}
+	struct buildids_cached res;
+	int err = buildids_cache(&r->bids, r->env.cfg->buildid_all, &r->kernel_id, &s, &res, &e);
+	if (err)
+		record_notice(h, RECORD_NOTICE_WARN, "build-id cache %s: %s (record with -N to skip it)", s.root, e.msg);
+	else
+		record_notice(h, RECORD_NOTICE_VERBOSE, "build-id cache %s: %zu added (%.1f MB), %zu present, %zu not found",
+			      s.root, res.added, (double)res.bytes / 1e6, res.present, res.missing);
+	r->env.res->cache_added = res.added;
+	r->env.res->cache_missing = res.missing;
+	store_close(&s);
+}
+
 static int finish(struct recording *r, const struct loop_config *lc, struct err *e)
 {
 	struct record_result *res = r->env.res;
@@ -239,9 +330,12 @@ static int finish(struct recording *r, const struct loop_config *lc, struct err 
 		r->tgt.ops->reaped(&r->tgt, &r->env);
 	r->fin.first_time = st->tally.first_time;
 	r->fin.last_time = st->tally.last_time;
+	collect_build_ids(r);
 	int err = features_finish(&r->w, &r->fin, &res->features_failed);
 	if (err)
 		return err_set(e, err, "cannot finish %s: %s", r->env.cfg->output, strerror(-err));
+	if (r->fin.build_ids && !r->env.cfg->no_buildid_cache)
+		cache_build_ids(r);
 	struct stat sb;
 	if (r->pipe)
 		res->file_bytes = r->w.end;
@@ -264,6 +358,9 @@ static void cleanup(struct recording *r)
 	if (r->comp_ok)
 		compress_free(&r->comp);
 	buf_free(&r->synth);
+	buf_free(&r->bid_feature);
+	buildids_free(&r->bids);
+	idcache_free(&r->ids);
 	loop_signals_restore(r->sigfd, r->mask_set ? &r->old_mask : NULL);
 	free(r->cpus);
 	hostinfo_free(&r->host);
@@ -279,6 +376,8 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	r.env = (struct target_env){ .cfg = c, .cmd_path = cmd_path, .child_mask = &r.old_mask,
 				     .sigfd = -1, .t0 = &t0, .hooks = h, .res = res };
 	target_init(&r.tgt, cmd_path);
+	idcache_init(&r.ids);
+	buildids_init(&r.bids);
 	int err = hostinfo_read(&r.host);
 	if (err)
 		return err;

@@ -44,6 +44,9 @@ struct record_result {
 	size_t nr_processes;    /* processes synthesized from /proc */
 	size_t nr_maps;         /* mappings synthesized */
 	uint32_t compress_ratio; /* -z: original / compressed */
+	size_t nr_buildids;     /* DSOs in the BUILD_ID feature */
+	size_t cache_added;     /* copied into ~/.debug */
+	size_t cache_missing;   /* listed, but the file with that id is gone */
 };
 
 /*

@@ -18,7 +18,7 @@ static int sys_perf_event_open(struct pd_attr *attr, pid_t pid, int cpu, int gro
 }
 
 static void build_attr(struct pd_attr *a, const struct evspec *ev, const struct sampler_config *c,
-		       bool tracking)
+		       bool tracking, bool build_id)
 {
 	memset(a, 0, sizeof(*a));
 	a->type = ev->type;
@@ -44,6 +44,8 @@ static void build_attr(struct pd_attr *a, const struct evspec *ev, const struct 
 		a->flags |= PD_ATTR_ENABLE_ON_EXEC;
 	if (tracking)
 		a->flags |= PD_ATTR_MMAP | PD_ATTR_COMM | PD_ATTR_TASK | PD_ATTR_MMAP2 | PD_ATTR_COMM_EXEC;
+	if (tracking && build_id)
+		a->flags |= PD_ATTR_BUILD_ID;
 	if (ev->exclude_user)
 		a->flags |= PD_ATTR_EXCLUDE_USER;
 	if (ev->exclude_kernel)
@@ -105,6 +107,7 @@ static int push_id(struct sampler_event *se, uint64_t id)
 #define RETRY_USER_ONLY   1
 #define RETRY_CPU_CLOCK   2
 #define RETRY_SMALLER_RING 3
+#define RETRY_NO_BUILD_ID 4
 
 static void fail_at(struct perm_failure *f, int code, const struct evspec *ev, pid_t pid, int cpu,
 		    const struct sampler_config *c)
@@ -167,6 +170,9 @@ static int open_pids(struct sampler *s, const struct sampler_config *c, const pi
 						return RETRY_CPU_CLOCK;
 					if ((code == EACCES || code == EPERM) && !ev->has_modifier && !ev->exclude_kernel)
 						return RETRY_USER_ONLY;
+					/* Before 5.12 the bit is reserved: EINVAL. */
+					if (code == EINVAL && (s->ev[ei].attr.flags & PD_ATTR_BUILD_ID))
+						return RETRY_NO_BUILD_ID;
 					fail_at(f, code, ev, pids[pi], cpu, c);
 					return -code;
 				}
@@ -206,7 +212,7 @@ static int open_pids(struct sampler *s, const struct sampler_config *c, const pi
 }
 
 static int try_open(struct sampler *s, const struct sampler_config *c, struct evspec *spec, size_t pages,
-		    struct perm_failure *f)
+		    bool build_id, struct perm_failure *f)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -229,7 +235,7 @@ static int try_open(struct sampler *s, const struct sampler_config *c, struct ev
 		s->ring_fds[ci] = -1;
 	s->kernel_samples = false;
 	for (size_t i = 0; i < c->nr_events; i++) {
-		build_attr(&s->ev[i].attr, &spec[i], c, i == 0);
+		build_attr(&s->ev[i].attr, &spec[i], c, i == 0, build_id);
 		s->ev[i].name = spec[i].name;
 		if (!spec[i].exclude_kernel)
 			s->kernel_samples = true;
@@ -249,7 +255,7 @@ static int try_open(struct sampler *s, const struct sampler_config *c, struct ev
 
 int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_failure *f)
 {
-	bool kx = false, fb = false, shrunk = false;
+	bool kx = false, fb = false, shrunk = false, build_id = c->build_id;
 	size_t pages = c->mmap_pages;
 
 	memset(s, 0, sizeof(*s));
@@ -262,8 +268,10 @@ int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_
 		return -ENOMEM;
 	memcpy(spec, c->events, c->nr_events * sizeof(*spec));
 	for (int attempt = 0; attempt < 32; attempt++) {
-		int r = try_open(s, c, spec, pages, f);
+		int r = try_open(s, c, spec, pages, build_id, f);
 		if (r == 0) {
+			s->build_id_mmap = build_id;
+			s->build_id_refused = c->build_id && !build_id;
 			s->kernel_excluded = kx;
 			s->default_fell_back = fb;
 			s->ring_shrunk = shrunk;
@@ -280,6 +288,8 @@ int sampler_open(struct sampler *s, const struct sampler_config *c, struct perm_
 				if (spec[i].is_default && spec[i].type == PD_TYPE_HARDWARE)
 					evspec_use_cpu_clock(&spec[i]);
 			fb = true;
+		} else if (r == RETRY_NO_BUILD_ID) {
+			build_id = false;
 		} else if (r == RETRY_SMALLER_RING) {
 			pages /= 2;
 			shrunk = true;

@@ -26,7 +26,9 @@
  * - the default "cycles" event on a machine without a hardware PMU becomes
  *   cpu-clock (default_fell_back);
  * - a ring the locked-memory limit refuses is halved until it maps
- *   (ring_shrunk).
+ *   (ring_shrunk);
+ * - attr.build_id refused (EINVAL, a kernel before 5.12): classic MMAP2
+ *   records (build_id_refused).
  */
 #ifndef PSREC_RECORD_SAMPLER_H
 #define PSREC_RECORD_SAMPLER_H
@@ -68,6 +70,7 @@ struct sampler_config {
 	bool skip_vanished;         /* a thread that exited is skipped (attach) */
 	bool sample_cpu;            /* samples carry the CPU (CPU-wide recording) */
 	bool open_enabled;          /* sample from each open on (attach) */
+	bool build_id;              /* MMAP2 records carry build-ids (attr.build_id) */
 	struct callgraph callgraph; /* call chains, if any */
 };
 
@@ -97,6 +100,8 @@ struct sampler {
 	bool default_fell_back;     /* default cycles became cpu-clock */
 	bool ring_shrunk;           /* locked-memory limit forced a smaller -m */
 	bool kernel_samples;        /* some event samples kernel mode */
+	bool build_id_mmap;         /* the kernel writes build-ids into MMAP2 */
+	bool build_id_refused;      /* asked for, but the kernel predates 5.12 */
 	uint64_t sample_type;       /* the base sample_type of every event */
 };
 

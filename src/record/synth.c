@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "psrec/perf_data.h"
+#include "buildid/idcache.h"
 #include "record/procfs.h"
 
 #define KERNEL_MMAP_NAME "[kernel.kallsyms]_text"
@@ -96,8 +97,37 @@ static int put_record(struct buf *b, uint32_t type, uint16_t misc, const void *p
 	return err;
 }
 
-int synth_kernel_mmap(struct buf *b, const struct kernel_map *km, size_t trailer_size)
+/* perf record --buildid-mmap's form: MMAP2, prot 0, the id in place of
+ * the device and inode. */
+static int kernel_mmap2(struct buf *b, const struct kernel_map *km, const struct build_id *id,
+			size_t trailer_size)
 {
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint8_t id_size, res1;
+		uint16_t res2;
+		uint8_t id[20];
+		uint32_t prot, flags;
+		char name[sizeof(KERNEL_MMAP_NAME)];
+	} __attribute__((packed)) p;
+	memset(&p, 0, sizeof(p));
+	p.pid = UINT32_MAX;
+	p.addr = km->start;
+	p.len = km->end - km->start;
+	p.pgoff = km->start;
+	p.id_size = id->size;
+	memcpy(p.id, id->data, id->size);
+	memcpy(p.name, KERNEL_MMAP_NAME, sizeof(p.name));
+	return put_record(b, PD_RECORD_MMAP2, PD_MISC_KERNEL | PD_MISC_MMAP_BUILD_ID, &p, sizeof(p),
+			  trailer_size);
+}
+
+int synth_kernel_mmap(struct buf *b, const struct kernel_map *km, const struct build_id *id,
+		      size_t trailer_size)
+{
+	if (id && id->size)
+		return kernel_mmap2(b, km, id, trailer_size);
 	struct {
 		uint32_t pid, tid;
 		uint64_t addr, len, pgoff;
@@ -127,7 +157,8 @@ int synth_comm(struct buf *b, pid_t pid, pid_t tid, const char *name, size_t tra
 	return put_record(b, PD_RECORD_COMM, 0, &p, 8 + n + 1, trailer_size);
 }
 
-int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, size_t trailer_size)
+int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, const struct build_id *id,
+		size_t trailer_size)
 {
 	struct {
 		uint32_t pid, tid;
@@ -147,11 +178,18 @@ int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, size_t tra
 	}
 	if (nlen > 4095)
 		nlen = 4095;
+	uint16_t misc = PD_MISC_USER;
+	if (id && id->size) {
+		/* maj, min, ino, ino_generation give way to {size, 3 pad, id[20]}. */
+		uint8_t u[24] = { id->size };
+		memcpy(u + 4, id->data, id->size);
+		memcpy(&p.maj, u, sizeof(u));
+		misc |= PD_MISC_MMAP_BUILD_ID;
+	}
 	char payload[sizeof(p) + 4096];
 	memcpy(payload, &p, sizeof(p));
 	memcpy(payload + sizeof(p), name, nlen);
 	payload[sizeof(p) + nlen] = '\0';
-	uint16_t misc = PD_MISC_USER;
 	if (!(m->prot & PROT_EXEC))
 		misc |= PD_MISC_MMAP_DATA;
 	return put_record(b, PD_RECORD_MMAP2, misc, payload, sizeof(p) + nlen + 1, trailer_size);
@@ -159,8 +197,10 @@ int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, size_t tra
 
 struct map_ctx {
 	struct buf *b;
+	const char *root;
 	pid_t pid;
 	bool data_maps;
+	struct idcache *ids;
 	size_t trailer;
 	size_t maps;
 };
@@ -175,7 +215,13 @@ static int map_cb(void *ctx, const struct procfs_map *m)
 	if (!exec && !data)
 		return 0;
 	c->maps++;
-	return synth_mmap2(c->b, c->pid, m, c->trailer);
+	struct build_id id = { 0 };
+	if (c->ids) {
+		int err = idcache_map(c->ids, c->root, c->pid, m, &id);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return synth_mmap2(c->b, c->pid, m, &id, c->trailer);
 }
 
 /* COMM for each of tids[0..n) but the leader; a thread that exited
@@ -204,13 +250,13 @@ static bool has_tid(const pid_t *tids, size_t n, pid_t tid)
 }
 
 int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids, size_t nr_tids,
-		  bool data_maps, size_t trailer_size, struct synth_counts *cnt)
+		  bool data_maps, struct idcache *ids, size_t trailer_size, struct synth_counts *cnt)
 {
 	size_t mark = b->len;
 	pid_t *all = NULL;
 	size_t n = nr_tids;
 	size_t threads = 0;
-	struct map_ctx mc = { b, pid, data_maps, trailer_size, 0 };
+	struct map_ctx mc = { b, root, pid, data_maps, ids, trailer_size, 0 };
 
 	struct procfs_status leader;
 	int err = procfs_status(root, pid, pid, &leader);
@@ -264,9 +310,9 @@ int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids,
 	return 0;
 }
 
-int synth_kernel(struct buf *b, size_t trailer_size, int *why)
+int synth_kernel(struct buf *b, const struct build_id *id, size_t trailer_size, int *why)
 {
 	struct kernel_map km;
 	*why = synth_find_kernel_map("/proc/kallsyms", "/proc/iomem", &km);
-	return *why ? 0 : synth_kernel_mmap(b, &km, trailer_size);
+	return *why ? 0 : synth_kernel_mmap(b, &km, id, trailer_size);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "buildid/buildid.h"
 #include "util/buf.h"
 
 struct kernel_map {
@@ -36,8 +37,11 @@ struct kernel_map {
  */
 int synth_find_kernel_map(const char *kallsyms, const char *iomem, struct kernel_map *km);
 
-/* MMAP "[kernel.kallsyms]_text", pid -1, misc KERNEL, pgoff = _text. */
-int synth_kernel_mmap(struct buf *b, const struct kernel_map *km, size_t trailer_size);
+/* MMAP "[kernel.kallsyms]_text", pid -1, misc KERNEL, pgoff = _text; with
+ * an id (not NULL, size > 0) an MMAP2 carrying it (misc | MMAP_BUILD_ID,
+ * prot 0), as perf record --buildid-mmap writes it. */
+int synth_kernel_mmap(struct buf *b, const struct kernel_map *km, const struct build_id *id,
+		      size_t trailer_size);
 
 /*
  * The kernel map from /proc/kallsyms and /proc/iomem, appended to b. Made
@@ -46,15 +50,18 @@ int synth_kernel_mmap(struct buf *b, const struct kernel_map *km, size_t trailer
  * already filling. When the map cannot be found (kptr_restrict: -EPERM)
  * nothing is appended, *why gets the -errno and 0 is returned.
  */
-int synth_kernel(struct buf *b, size_t trailer_size, int *why);
+int synth_kernel(struct buf *b, const struct build_id *id, size_t trailer_size, int *why);
 
 /* COMM pid/tid name (name truncated to 15 bytes like the kernel's). */
 int synth_comm(struct buf *b, pid_t pid, pid_t tid, const char *name, size_t trailer_size);
 
 struct procfs_map;
 /* MMAP2 of one mapping of process pid, misc USER (| MMAP_DATA when not
- * executable). An empty or "[anon:...]" name becomes "//anon". */
-int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, size_t trailer_size);
+ * executable). An empty or "[anon:...]" name becomes "//anon". With an id
+ * (not NULL, size > 0) the record carries it in place of the device and
+ * inode (misc | MMAP_BUILD_ID), as the kernel writes with attr.build_id. */
+int synth_mmap2(struct buf *b, pid_t pid, const struct procfs_map *m, const struct build_id *id,
+		size_t trailer_size);
 
 struct synth_counts {
 	size_t processes, threads, maps;
@@ -74,11 +81,15 @@ struct synth_counts {
  * empty address space over the child's (no sample resolves). No reader
  * needs one: perf and perfparser give every thread its process's maps.
  *
+ * With ids (not NULL) every file mapping's MMAP2 carries the build-id of
+ * the mapped file (idcache_map: each file read once per recording).
+ *
  * A process that vanishes mid-scan leaves nothing in b and counts as
  * vanished; one whose maps or status /proc refuses to show counts as
  * unreadable. Only running out of memory is an error.
  */
+struct idcache;
 int synth_process(struct buf *b, const char *root, pid_t pid, const pid_t *tids, size_t nr_tids,
-		  bool data_maps, size_t trailer_size, struct synth_counts *cnt);
+		  bool data_maps, struct idcache *ids, size_t trailer_size, struct synth_counts *cnt);
 
 #endif

@@ -232,13 +232,14 @@ static int attach_synthesize(struct target *t, const struct target_env *env, con
 		size_t n;
 		err = procfs_processes("/proc", &pids, &n);
 		for (size_t i = 0; !err && i < n; i++)
-			err = synth_process(b, "/proc", pids[i], NULL, 0, data_maps, trailer, &cnt);
+			err = synth_process(b, "/proc", pids[i], NULL, 0, data_maps, env->ids, trailer, &cnt);
 		if (!err)
 			free(pids);
 	} else {
 		for (size_t i = 0; !err && i < t->att.nr_procs; i++) {
 			const struct attach_proc *p = &t->att.procs[i];
-			err = synth_process(b, "/proc", p->pid, p->tids, p->nr_tids, data_maps, trailer, &cnt);
+			err = synth_process(b, "/proc", p->pid, p->tids, p->nr_tids, data_maps, env->ids,
+					    trailer, &cnt);
 		}
 	}
 	env->res->nr_processes = cnt.processes;

@@ -33,6 +33,8 @@ struct record_result;
 struct record_hooks;
 
 /* What the lifecycle hands every call. */
+struct idcache;
+
 struct target_env {
 	const struct record_config *cfg;
 	const char *cmd_path;           /* launch: the resolved executable */
@@ -41,6 +43,7 @@ struct target_env {
 	const struct timespec *t0;      /* when psrec started */
 	const struct record_hooks *hooks;
 	struct record_result *res;
+	struct idcache *ids;            /* build-ids of synthesized maps; NULL: none (-B) */
 };
 
 struct target;

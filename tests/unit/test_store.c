@@ -8,6 +8,8 @@
  */
 #include "test_helpers.h"
 
+#include <sys/fsuid.h>
+
 #include <dirent.h>
 #include <limits.h>
 #include <pwd.h>
@@ -569,8 +571,11 @@ static void test_store_gives_what_it_makes_to_the_sudo_user(void **state)
 	(void)state;
 	if (geteuid() != 0)
 		skip();
-	/* one directory on the way exists, and stays root's */
+	/* The user's home is theirs; one directory on the way exists and
+	 * keeps its owner (the user's too: root's would refuse, below). */
+	assert_int_equal(chown(th_root, NOBODY, NOBODY), 0);
 	th_mkdirs("%s/usr", th_root);
+	assert_int_equal(chown(at("usr"), NOBODY, 0), 0);
 	struct store s;
 	open_root(&s);
 	s.set_owner = true;
@@ -580,8 +585,10 @@ static void test_store_gives_what_it_makes_to_the_sudo_user(void **state)
 	assert_int_equal(add_fd(&s, "/usr/bin/x", HEX_ELF, fd, "elf"), 0);
 	close(fd);
 
-	assert_owner("", 0);
-	assert_owner("usr", 0);
+	struct stat st;
+	assert_int_equal(lstat(at("usr"), &st), 0);
+	assert_int_equal(st.st_uid, NOBODY);
+	assert_int_equal(st.st_gid, 0);
 	assert_owner("usr/bin", NOBODY);
 	assert_owner("usr/bin/x", NOBODY);
 	assert_owner("usr/bin/x/" HEX_ELF, NOBODY);
@@ -591,6 +598,37 @@ static void test_store_gives_what_it_makes_to_the_sudo_user(void **state)
 	assert_owner(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7", NOBODY);
 	/* the chown did not take the execute bits */
 	assert_mode("usr/bin/x/" HEX_ELF "/elf", 0755);
+	/* psrec's own identity is back */
+	assert_int_equal(setfsuid((uid_t)-1), 0);
+	store_close(&s);
+}
+
+/* Under sudo the writes are the user's: a link the user planted towards a
+ * directory only root may write, or a root-owned directory in the way, is
+ * refused (EACCES), never written through as root. */
+static void test_store_under_sudo_never_writes_as_root(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(chown(th_root, NOBODY, NOBODY), 0);
+	th_mkdirs("%s/rootonly", th_root);
+	assert_int_equal(chmod(at("rootonly"), 0755), 0);
+	assert_int_equal(symlink("rootonly", at("usr")), 0);
+	assert_int_equal(lchown(at("usr"), NOBODY, NOBODY), 0);
+	struct store s;
+	open_root(&s);
+	s.set_owner = true;
+	s.uid = NOBODY;
+	s.gid = NOBODY;
+	int fd = source("bin", "bytes", 0755);
+	struct err e = { "" };
+	struct build_id id = id_of(HEX_ELF);
+	assert_int_equal(store_add_fd(&s, "/usr/bin/x", &id, fd, "elf", &e), -EACCES);
+	close(fd);
+	struct stat st;
+	assert_int_not_equal(lstat(at("rootonly/bin"), &st), 0);
+	assert_int_equal(setfsuid((uid_t)-1), 0);
 	store_close(&s);
 }
 
@@ -638,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_store_root_given),
 		TH_FAKE(test_store_root_under_sudo),
 		TH_FAKE(test_store_gives_what_it_makes_to_the_sudo_user),
+		TH_FAKE(test_store_under_sudo_never_writes_as_root),
 		TH_FAKE(test_store_keeps_execute_bits_not_the_umask),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

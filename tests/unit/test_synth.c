@@ -127,7 +127,7 @@ static void check_kernel_mmap(size_t trailer)
 	struct kernel_map km = { 0xffffffff81000000ULL, 0xffffffff8220bb08ULL };
 	struct buf b = BUF_INIT;
 	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
-	assert_int_equal(synth_kernel_mmap(&b, &km, trailer), 0);
+	assert_int_equal(synth_kernel_mmap(&b, &km, NULL, trailer), 0);
 	const uint8_t *r = b.data + 8;
 	size_t size = b.len - 8;
 	assert_int_equal(th_u32(r, 0), PD_RECORD_MMAP);     /* type 1 */
@@ -146,6 +146,38 @@ static void check_kernel_mmap(size_t trailer)
 	assert_true(th_all_zero(r + 40 + 23, 1));            /* NUL pad to 8 */
 	assert_true(th_all_zero(r + size - trailer, trailer)); /* zero trailer at the end */
 	assert_memory_equal(b.data, "prefix!!", 8);
+	buf_free(&b);
+}
+
+/* With an id: MMAP2 in perf record --buildid-mmap's form (checked against
+ * its kernel map: misc 0x4001, 112 bytes with a 16-byte trailer). */
+static void test_synth_kernel_mmap_with_id_is_mmap2_carrying_it(void **state)
+{
+	(void)state;
+	struct kernel_map km = { 0xffffffff81000000ULL, 0xffffffff82209988ULL };
+	struct build_id id;
+	assert_int_equal(build_id_from_hex("48dc540c8b76393804ca8088dbfa7d42911a9444", &id), 0);
+	struct buf b = BUF_INIT;
+	assert_int_equal(synth_kernel_mmap(&b, &km, &id, 16), 0);
+	const uint8_t *r = b.data;
+	assert_int_equal(b.len, 112);
+	assert_int_equal(th_u32(r, 0), PD_RECORD_MMAP2);
+	assert_int_equal(th_u16(r, 4), PD_MISC_KERNEL | PD_MISC_MMAP_BUILD_ID);
+	assert_int_equal(th_u16(r, 6), 112);
+	assert_int_equal(th_u32(r, 8), 0xffffffffu);
+	assert_int_equal(th_u64(r, 16), km.start);
+	assert_int_equal(th_u64(r, 24), km.end - km.start);
+	assert_int_equal(th_u64(r, 32), km.start);
+	assert_int_equal(r[40], 20);
+	assert_memory_equal(r + 44, id.data, 20);
+	assert_int_equal(th_u32(r, 64), 0);                  /* prot 0, as perf */
+	assert_int_equal(th_u32(r, 68), 0);
+	assert_string_equal((const char *)r + 72, "[kernel.kallsyms]_text");
+	assert_true(th_all_zero(r + 96, 16));
+	struct build_id none = { 0 };
+	buf_reset(&b);
+	assert_int_equal(synth_kernel_mmap(&b, &km, &none, 0), 0);
+	assert_int_equal(th_u32(b.data, 0), PD_RECORD_MMAP); /* size 0: the classic form */
 	buf_free(&b);
 }
 
@@ -168,7 +200,7 @@ static void test_synth_kernel_mmap_trailer_too_big_is_e2big_and_appends_nothing(
 	(void)state;
 	struct kernel_map km = { 0xffffffff81000000ULL, 0xffffffff82000000ULL };
 	struct buf b = BUF_INIT;
-	assert_int_equal(synth_kernel_mmap(&b, &km, 70000), -E2BIG);
+	assert_int_equal(synth_kernel_mmap(&b, &km, NULL, 70000), -E2BIG);
 	assert_int_equal(b.len, 0);
 	buf_free(&b);
 }
@@ -233,7 +265,7 @@ static void test_synth_records_append_back_to_back(void **state)
 	(void)state;
 	struct kernel_map km = { 0xffffffff81000000ULL, 0xffffffff82000000ULL };
 	struct buf b = BUF_INIT;
-	assert_int_equal(synth_kernel_mmap(&b, &km, 32), 0);
+	assert_int_equal(synth_kernel_mmap(&b, &km, NULL, 32), 0);
 	assert_int_equal(synth_comm(&b, 5, 5, "spin", 32), 0);
 	assert_int_equal(synth_comm(&b, 5, 6, "worker", 32), 0);
 	size_t off = 0;
@@ -330,7 +362,7 @@ static void mmap2_of_line(const char *line, size_t trailer, struct buf *b, struc
 {
 	struct procfs_map m;
 	assert_int_equal(procfs_parse_map_line(line, &m), 0);
-	assert_int_equal(synth_mmap2(b, 4321, &m, trailer), 0);
+	assert_int_equal(synth_mmap2(b, 4321, &m, NULL, trailer), 0);
 	assert_int_equal(walk(b, 0, r), 1);
 }
 
@@ -349,6 +381,33 @@ static void test_synth_mmap2_exec_map_is_user_with_every_field_at_its_offset(voi
 		assert_int_equal(r[0].misc, 2);
 		buf_free(&b);
 	}
+}
+
+/* With an id the 24 bytes of maj, min, ino, ino_generation hold {size, 3
+ * pad, id[20]} and misc has MMAP_BUILD_ID; the rest is unchanged. */
+static void test_synth_mmap2_with_id_carries_it_in_place_of_dev_and_inode(void **state)
+{
+	(void)state;
+	struct procfs_map m;
+	assert_int_equal(procfs_parse_map_line("55d0c0a00000-55d0c0a21000 r-xp 00002000 fd:01 1234567   /usr/bin/spin\n", &m), 0);
+	struct build_id id;
+	assert_int_equal(build_id_from_hex("f22d3b11f2a58375d0dce4b3746810356cae98f7", &id), 0);
+	struct buf b = BUF_INIT;
+	assert_int_equal(synth_mmap2(&b, 4321, &m, &id, 16), 0);
+	const uint8_t *r = b.data;
+	assert_int_equal(th_u32(r, 0), PD_RECORD_MMAP2);
+	assert_int_equal(th_u16(r, 4), PD_MISC_USER | PD_MISC_MMAP_BUILD_ID);
+	assert_int_equal(th_u32(r, 8), 4321);
+	assert_int_equal(th_u64(r, 16), 0x55d0c0a00000ULL);
+	assert_int_equal(th_u64(r, 32), 0x2000);
+	assert_int_equal(r[40], 20);
+	assert_true(th_all_zero(r + 41, 3));
+	assert_memory_equal(r + 44, id.data, 20);
+	assert_int_equal(th_u32(r, 64), PROT_READ | PROT_EXEC);
+	assert_int_equal(th_u32(r, 68), MAP_PRIVATE);
+	assert_string_equal((const char *)r + 72, "/usr/bin/spin");
+	assert_int_equal(th_u16(r, 6), b.len);
+	buf_free(&b);
 }
 
 static void test_synth_mmap2_non_exec_map_is_user_plus_mmap_data(void **state)
@@ -451,7 +510,7 @@ static void test_synth_mmap2_takes_path_len_bytes_not_up_to_nul(void **state)
 	m.path = "/usr/bin/spin\n55d0-55d1 trailing junk";
 	m.path_len = 13;
 	struct buf b = BUF_INIT;
-	assert_int_equal(synth_mmap2(&b, 9, &m, 0), 0);
+	assert_int_equal(synth_mmap2(&b, 9, &m, NULL, 0), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 1);
 	struct want_map w = { 0x1000, 0x3000, 0, 0, 0, 0, PROT_READ | PROT_EXEC, MAP_PRIVATE,
@@ -478,7 +537,7 @@ static void test_synth_mmap2_path_longer_than_path_max_is_cut_to_4095_bytes(void
 	m.path = path;
 	m.path_len = len;
 	struct buf b = BUF_INIT;
-	assert_int_equal(synth_mmap2(&b, 9, &m, 16), 0);
+	assert_int_equal(synth_mmap2(&b, 9, &m, NULL, 16), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 1);
 	assert_int_equal(r[0].size, 8 + 64 + 4096 + 16);
@@ -550,7 +609,7 @@ static void test_synth_process_emits_leader_comm_maps_then_thread_comms_and_no_f
 	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, NULL, TR, &cnt), 0);
 	assert_memory_equal(b.data, "prefix!!", 8);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 8, r), 5);
@@ -574,7 +633,7 @@ static void test_synth_process_data_maps_adds_readable_file_maps_but_not_anonymo
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, true, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, true, NULL, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 6);
 	check_only_comm_and_mmap2(r, 6);
@@ -597,7 +656,7 @@ static void test_synth_process_with_tids_describes_only_those_threads(void **sta
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
 	const pid_t tids[] = { PID + 2 };
-	assert_int_equal(synth_process(&b, th_root, PID, tids, 1, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, tids, 1, false, NULL, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 3);
 	/* the maps are the process's, needed whichever threads are sampled */
@@ -614,7 +673,7 @@ static void test_synth_process_with_tids_describes_only_those_threads(void **sta
 	struct buf b2 = BUF_INIT;
 	memset(&cnt, 0, sizeof(cnt));
 	const pid_t tids2[] = { PID, PID + 7 };
-	assert_int_equal(synth_process(&b2, th_root, PID, tids2, 2, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b2, th_root, PID, tids2, 2, false, NULL, TR, &cnt), 0);
 	assert_int_equal(walk(&b2, 0, r), 3);
 	check_only_comm_and_mmap2(r, 3);
 	check_comm_rec(&r[0], PID, PID, "spin");
@@ -646,7 +705,7 @@ static void test_synth_process_zombie_leader_takes_the_maps_of_a_live_thread(voi
 		memset(&cnt, 0, sizeof(cnt));
 		const pid_t tids[] = { PID, PID + 1 };
 		assert_int_equal(synth_process(&b, th_root, PID, with_tids ? tids : NULL, with_tids ? 2 : 0,
-					       false, TR, &cnt), 0);
+					       false, NULL, TR, &cnt), 0);
 		struct rec r[MAX_RECS];
 		assert_int_equal(walk(&b, 0, r), 4);
 		check_only_comm_and_mmap2(r, 4);
@@ -666,7 +725,7 @@ static void test_synth_process_zombie_leader_takes_the_maps_of_a_live_thread(voi
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, NULL, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 2);
 	assert_int_equal(cnt.maps, 0);
@@ -681,7 +740,7 @@ static void test_synth_process_kernel_thread_gets_no_mmap2_even_with_maps(void *
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, 2, NULL, 0, true, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 2, NULL, 0, true, NULL, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 1);
 	check_comm_rec(&r[0], 2, 2, "kthreadd");
@@ -699,9 +758,9 @@ static void test_synth_process_counts_accumulate_over_processes(void **state)
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, 2, NULL, 0, false, TR, &cnt), 0);
-	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
-	assert_int_equal(synth_process(&b, th_root, 31337, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 2, NULL, 0, false, NULL, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, NULL, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 31337, NULL, 0, false, NULL, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 1 + 5);
 	assert_int_equal(cnt.processes, 2);
@@ -719,7 +778,7 @@ static void test_synth_process_vanished_process_appends_nothing_and_counts_vanis
 	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, 999, NULL, 0, true, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, 999, NULL, 0, true, NULL, TR, &cnt), 0);
 	assert_int_equal(b.len, 8);
 	assert_memory_equal(b.data, "prefix!!", 8);
 	assert_int_equal(cnt.vanished, 1);
@@ -744,7 +803,7 @@ static void test_synth_process_maps_gone_mid_scan_counts_vanished_and_drops_thre
 	assert_int_equal(buf_append(&b, "prefix!!", 8), 0);
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, NULL, TR, &cnt), 0);
 	assert_int_equal(b.len, 8);
 	assert_int_equal(cnt.vanished, 1);
 	assert_int_equal(cnt.processes, 0);
@@ -783,7 +842,7 @@ static void synth_unprivileged(struct nobody_result *res)
 	memset(res, 0, sizeof(*res));
 	if (geteuid() != 0) {
 		struct buf b = BUF_INIT;
-		res->rc = synth_process(&b, th_root, PID, NULL, 0, false, TR, &res->cnt);
+		res->rc = synth_process(&b, th_root, PID, NULL, 0, false, NULL, TR, &res->cnt);
 		assert_true(b.len <= sizeof(res->data));
 		res->len = b.len;
 		if (b.len)
@@ -803,7 +862,7 @@ static void synth_unprivileged(struct nobody_result *res)
 			r.setup_failed = 1;
 		} else {
 			struct buf b = BUF_INIT;
-			r.rc = synth_process(&b, th_root, PID, NULL, 0, false, TR, &r.cnt);
+			r.rc = synth_process(&b, th_root, PID, NULL, 0, false, NULL, TR, &r.cnt);
 			r.len = b.len <= sizeof(r.data) ? b.len : SIZE_MAX;
 			if (b.len && b.len <= sizeof(r.data))
 				memcpy(r.data, b.data, b.len);
@@ -885,7 +944,7 @@ static void test_synth_process_maps_read_error_counts_unreadable_and_keeps_threa
 	struct buf b = BUF_INIT;
 	struct synth_counts cnt;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, TR, &cnt), 0);
+	assert_int_equal(synth_process(&b, th_root, PID, NULL, 0, false, NULL, TR, &cnt), 0);
 	struct rec r[MAX_RECS];
 	assert_int_equal(walk(&b, 0, r), 3);    /* the thread records are kept */
 	check_spin_leader(r);
@@ -907,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_synth_find_kernel_map_missing_symbols_is_enoent),
 		cmocka_unit_test(test_synth_find_kernel_map_zero_addresses_are_eperm),
 		cmocka_unit_test(test_synth_find_kernel_map_etext_not_above_text_is_eperm),
+		cmocka_unit_test(test_synth_kernel_mmap_with_id_is_mmap2_carrying_it),
 		cmocka_unit_test(test_synth_kernel_mmap_record_layout_without_trailer),
 		cmocka_unit_test(test_synth_kernel_mmap_record_layout_with_trailers),
 		cmocka_unit_test(test_synth_kernel_mmap_trailer_too_big_is_e2big_and_appends_nothing),
@@ -915,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_synth_comm_truncates_name_to_15_chars),
 		cmocka_unit_test(test_synth_records_append_back_to_back),
 		cmocka_unit_test(test_synth_mmap2_exec_map_is_user_with_every_field_at_its_offset),
+		cmocka_unit_test(test_synth_mmap2_with_id_carries_it_in_place_of_dev_and_inode),
 		cmocka_unit_test(test_synth_mmap2_non_exec_map_is_user_plus_mmap_data),
 		cmocka_unit_test(test_synth_mmap2_empty_and_anon_names_become_slash_slash_anon),
 		cmocka_unit_test(test_synth_mmap2_other_bracketed_names_are_kept),

@@ -1,0 +1,384 @@
+/*
+ * buildids.c - the DSOs a recording hit and their build-ids (see
+ * buildids.h).
+ */
+#include "buildids.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buildid/elfid.h"
+#include "format/feature.h"
+#include "format/reader.h"
+#include "format/sample.h"
+#include "record/procfs.h"
+
+#define KERNEL_NAME "[kernel.kallsyms]"
+#define VDSO_NAME "[vdso]"
+/* Call-chain entries at or above this are context markers (PERF_CONTEXT_*). */
+#define CONTEXT_MAX ((uint64_t)-4095)
+#define CONTEXT_HV ((uint64_t)-32)
+#define CONTEXT_KERNEL ((uint64_t)-128)
+#define CONTEXT_USER ((uint64_t)-512)
+
+void buildids_init(struct buildids *b)
+{
+	memset(b, 0, sizeof(*b));
+	dsos_init(&b->dsos);
+	maps_init(&b->maps);
+	b->kernel_dso = b->vdso_dso = -1;
+}
+
+void buildids_free(struct buildids *b)
+{
+	dsos_free(&b->dsos);
+	maps_free(&b->maps);
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The time of a non-sample record, from its sample_id trailer (0 without). */
+static uint64_t record_time(const struct reader *r, const struct reader_record *rec)
+{
+	const struct reader_attr *a = reader_record_attr(r, rec);
+	struct sample s;
+	if (!a || !(a->attr.flags & PD_ATTR_SAMPLE_ID_ALL) ||
+	    sample_parse_id_trailer(a->attr.sample_type, rec->data, rec->size, &s))
+		return 0;
+	return s.time;
+}
+
+/* MMAP (1) and MMAP2 (10): the map and its DSO. Records too short for
+ * their type are skipped, as every reader must. */
+static int load_mmap(struct buildids *b, const struct reader *r, const struct reader_record *rec)
+{
+	const uint8_t *p = rec->data + sizeof(struct pd_event_header);
+	size_t len = rec->size - sizeof(struct pd_event_header);
+	bool v2 = rec->type == PD_RECORD_MMAP2;
+	size_t fixed = v2 ? 64 : 32;
+	if (len <= fixed)
+		return 0;
+	int32_t pid = (int32_t)get_u32(p);
+	uint64_t start = get_u64(p + 8), size = get_u64(p + 16), pgoff = get_u64(p + 24);
+	const char *name = (const char *)p + fixed;
+	size_t name_len = strnlen(name, len - fixed);
+	bool kernel = (rec->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL ||
+		      (rec->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_GUEST_KERNEL;
+	if (!v2 && (rec->misc & PD_MISC_MMAP_DATA))
+		return 0;
+	if (v2 && (rec->misc & PD_MISC_MMAP_DATA) && !(get_u32(p + 56) & 4 /* PROT_EXEC */))
+		return 0; /* data maps: no samples land there (but dwarf unwinding reads them) */
+	struct dso_key k = { name, name_len, NULL, 0, 0, 0, kernel };
+	struct build_id id = { 0 };
+	if (v2 && (rec->misc & PD_MISC_MMAP_BUILD_ID)) {
+		if (build_id_set(&id, p + 36, p[32]) == 0)
+			k.id = &id;
+	} else if (v2) {
+		k.maj = get_u32(p + 32);
+		k.min = get_u32(p + 36);
+		k.ino = get_u64(p + 40);
+	}
+	/* perf names the kernel map "[kernel.kallsyms]_text" (or _stext),
+	 * and lists the DSO as "[kernel.kallsyms]". */
+	if (kernel && name_len >= sizeof(KERNEL_NAME) - 1 && memcmp(name, KERNEL_NAME, sizeof(KERNEL_NAME) - 1) == 0)
+		k.name_len = sizeof(KERNEL_NAME) - 1;
+	uint32_t di;
+	int err = dsos_intern(&b->dsos, &k, &di);
+	if (err)
+		return err;
+	struct dso *d = &b->dsos.v[di];
+	if (kernel && strcmp(d->name, KERNEL_NAME) == 0 && b->kernel_dso < 0)
+		b->kernel_dso = (int32_t)di;
+	if (!kernel && strcmp(d->name, VDSO_NAME) == 0 && b->vdso_dso < 0)
+		b->vdso_dso = (int32_t)di;
+	if (!kernel && d->pid < 0) {
+		d->pid = pid;
+		d->start = start;
+		d->end = start + size;
+	}
+	return maps_add(&b->maps, kernel ? -1 : pid, record_time(r, rec), start, size, pgoff, di);
+}
+
+static int load_sideband(struct buildids *b, struct reader *r, struct err *e)
+{
+	struct reader_record rec;
+	int n;
+	while ((n = reader_next(r, &rec, e)) > 0) {
+		const uint8_t *p = rec.data + sizeof(struct pd_event_header);
+		size_t len = rec.size - sizeof(struct pd_event_header);
+		int err = 0;
+		if (rec.type == PD_RECORD_MMAP || rec.type == PD_RECORD_MMAP2)
+			err = load_mmap(b, r, &rec);
+		else if (rec.type == PD_RECORD_COMM && (rec.misc & PD_MISC_COMM_EXEC) && len >= 8)
+			err = maps_exec(&b->maps, (int32_t)get_u32(p), record_time(r, &rec));
+		else if (rec.type == PD_RECORD_FORK && len >= 24)
+			err = maps_fork(&b->maps, (int32_t)get_u32(p), (int32_t)get_u32(p + 4), get_u64(p + 16));
+		if (err)
+			return err_set(e, err, "out of memory reading the recording's maps");
+	}
+	return n;
+}
+
+static void hit(struct buildids *b, int32_t pid, uint64_t addr, uint64_t time, int mode)
+{
+	const struct maps_entry *m = NULL;
+	if (mode == PD_MISC_KERNEL || mode == PD_MISC_GUEST_KERNEL)
+		m = maps_find(&b->maps, -1, addr, time);
+	else if (mode == PD_MISC_USER || mode == PD_MISC_GUEST_USER)
+		m = maps_find(&b->maps, pid, addr, time);
+	else
+		return; /* hypervisor, unknown: nothing of ours */
+	if (m)
+		b->dsos.v[m->dso].hits++;
+	else
+		b->unresolved++;
+}
+
+static int mark_hits(struct buildids *b, struct reader *r, struct err *e)
+{
+	struct reader_record rec;
+	int n;
+	while ((n = reader_next(r, &rec, e)) > 0) {
+		if (rec.type != PD_RECORD_SAMPLE)
+			continue;
+		const struct reader_attr *a = reader_record_attr(r, &rec);
+		struct sample s;
+		if (!a || sample_parse(a->attr.sample_type, rec.data, rec.size, &s))
+			continue;
+		b->samples++;
+		int mode = rec.misc & PD_MISC_CPUMODE_MASK;
+		int32_t pid = (int32_t)s.pid;
+		if (a->attr.sample_type & PD_SAMPLE_IP)
+			hit(b, pid, s.ip, s.time, mode);
+		for (uint64_t i = 0; i < s.nr_callchain; i++) {
+			uint64_t ip = get_u64(s.callchain + 8 * i);
+			if (ip >= CONTEXT_MAX) {
+				mode = ip == CONTEXT_KERNEL ? PD_MISC_KERNEL
+				     : ip == CONTEXT_USER ? PD_MISC_USER
+				     : ip == CONTEXT_HV ? PD_MISC_HYPERVISOR : 0;
+				continue;
+			}
+			/* The first entry repeats the sample IP. */
+			if (i <= 1 && ip == s.ip)
+				continue;
+			hit(b, pid, ip, s.time, mode);
+		}
+	}
+	return n;
+}
+
+int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd_file_header *hdr,
+		  struct err *e)
+{
+	struct reader r;
+	int err = reader_open_mem_as(&r, p, len, hdr, e);
+	if (err)
+		return err;
+	err = load_sideband(b, &r, e);
+	if (!err) {
+		maps_finish(&b->maps);
+		reader_rewind(&r);
+		err = mark_hits(b, &r, e);
+	}
+	reader_close(&r);
+	return err;
+}
+
+static bool listed(const struct dso *d, bool all)
+{
+	return d->hits || all;
+}
+
+int buildids_resolve(struct buildids *b, bool all, const struct build_id *kernel_id, struct idcache *ids)
+{
+	struct build_id vdso = { 0 };
+	const void *image;
+	size_t image_len;
+	bool vdso_read = false;
+	for (size_t i = 0; i < b->dsos.n; i++) {
+		struct dso *d = &b->dsos.v[i];
+		if (d->id.size || !listed(d, all))
+			continue;
+		if (d->kernel) {
+			if (kernel_id && strcmp(d->name, KERNEL_NAME) == 0)
+				d->id = *kernel_id;
+			continue;
+		}
+		if (strcmp(d->name, VDSO_NAME) == 0) {
+			if (!vdso_read && elfid_vdso(&vdso, &image, &image_len) != 0)
+				vdso.size = 0;
+			vdso_read = true;
+			d->id = vdso;
+			continue;
+		}
+		if (d->name[0] != '/' || !ids || d->pid < 0)
+			continue;
+		struct procfs_map m = {
+			.start = d->start, .end = d->end, .maj = d->maj, .min = d->min, .ino = d->ino,
+			.path = d->name, .path_len = strlen(d->name),
+		};
+		struct build_id id;
+		int err = idcache_map(ids, "/proc", d->pid, &m, &id);
+		if (err == -ENOMEM)
+			return err;
+		if (!err)
+			d->id = id;
+	}
+	return 0;
+}
+
+/* Of several DSOs sharing a name (a binary replaced while recording), the
+ * feature can name one: perf keeps one id per name. The most hit wins. */
+static bool shadowed(const struct buildids *b, size_t i)
+{
+	const struct dso *d = &b->dsos.v[i];
+	for (size_t j = 0; j < b->dsos.n; j++) {
+		const struct dso *o = &b->dsos.v[j];
+		if (j == i || !o->id.size || o->kernel != d->kernel || strcmp(o->name, d->name))
+			continue;
+		if (o->hits > d->hits || (o->hits == d->hits && j < i))
+			return true;
+	}
+	return false;
+}
+
+static bool feature_worthy(const struct buildids *b, size_t i, bool all)
+{
+	const struct dso *d = &b->dsos.v[i];
+	return d->id.size && listed(d, all) && (d->name[0] == '/' || d->name[0] == '[') && !shadowed(b, i);
+}
+
+int buildids_feature(const struct buildids *b, bool all, struct buf *out, size_t *nr)
+{
+	*nr = 0;
+	/* The kernel first, as perf record writes it. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < b->dsos.n; i++) {
+			const struct dso *d = &b->dsos.v[i];
+			if (d->kernel != (pass == 0) || !feature_worthy(b, i, all))
+				continue;
+			uint16_t misc = (d->kernel ? PD_MISC_KERNEL : PD_MISC_USER) | PD_MISC_BUILD_ID_SIZE;
+			int err = feature_build_id(out, -1, misc, d->id.data, d->id.size, d->name);
+			if (err == -E2BIG)
+				continue;
+			if (err)
+				return err;
+			(*nr)++;
+		}
+	}
+	return 0;
+}
+
+/* An fd of the file with id d->id: the mapped file while the process
+ * lives, else the path if it still holds that build. -ENOENT otherwise. */
+static int open_dso(const struct dso *d)
+{
+	char path[96];
+	struct build_id id;
+	if (d->pid > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, d->pid, d->start, d->end);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (elfid_from_fd(fd, &id) == 0 && build_id_equal(&id, &d->id))
+				return fd;
+			close(fd);
+		}
+	}
+	int fd = open(d->name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	if (elfid_from_fd(fd, &id) == 0 && build_id_equal(&id, &d->id))
+		return fd;
+	close(fd);
+	return -ENOENT;
+}
+
+/* /proc/kallsyms is worth copying only with real addresses (not hidden by
+ * kptr_restrict) and only for the kernel that was recorded. */
+static int open_kallsyms(const struct dso *d, const struct build_id *kernel_id)
+{
+	if (!kernel_id || !build_id_equal(kernel_id, &d->id))
+		return -ENOENT;
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char line[32];
+	ssize_t n = pread(fd, line, sizeof(line), 0);
+	if (n < 17 || strspn(line, "0") >= 16) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int buildids_cache(const struct buildids *b, bool all, const struct build_id *kernel_id,
+		   const struct store *s, struct buildids_cached *res, struct err *e)
+{
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < b->dsos.n; i++) {
+		const struct dso *d = &b->dsos.v[i];
+		if (!feature_worthy(b, i, all) || !store_name_ok(d->name))
+			continue;
+		if (store_has(s, &d->id)) {
+			res->present++;
+			continue;
+		}
+		int err;
+		if (d->kernel && strcmp(d->name, KERNEL_NAME) == 0) {
+			int fd = open_kallsyms(d, kernel_id);
+			if (fd < 0) {
+				res->missing++;
+				continue;
+			}
+			err = store_add_fd(s, d->name, &d->id, fd, "kallsyms", e);
+			close(fd);
+		} else if (d->kernel) {
+			continue; /* modules: not cached yet */
+		} else if (strcmp(d->name, VDSO_NAME) == 0) {
+			struct build_id id;
+			const void *image;
+			size_t len;
+			if (elfid_vdso(&id, &image, &len) || !build_id_equal(&id, &d->id)) {
+				res->missing++;
+				continue;
+			}
+			err = store_add_mem(s, d->name, &d->id, image, len, "vdso", e);
+		} else {
+			int fd = open_dso(d);
+			if (fd < 0) {
+				res->missing++;
+				continue;
+			}
+			struct stat st;
+			if (fstat(fd, &st) == 0)
+				res->bytes += (uint64_t)st.st_size;
+			err = store_add_fd(s, d->name, &d->id, fd, "elf", e);
+			close(fd);
+		}
+		if (err < 0)
+			return err;
+		if (err == 1)
+			res->present++;
+		else
+			res->added++;
+	}
+	return 0;
+}

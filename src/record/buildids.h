@@ -1,0 +1,77 @@
+/*
+ * buildids.h - which binaries a recording used, with the build-ids they had
+ * when mapped: the BUILD_ID feature and the ~/.debug copies.
+ *
+ * Done once sampling has stopped, from the file itself (what perf record
+ * calls process_buildids), so none of it costs samples: the side band
+ * (MMAP, MMAP2, COMM exec, FORK) is loaded into maps over time, then every
+ * sample IP and call-chain entry is resolved at its time and marks the DSO
+ * it falls in as hit. Ids come from the MMAP2 records (the kernel's with
+ * attr.build_id, psrec's synthesized ones); a DSO mapped without one (a
+ * kernel before 5.12) gets it from the file that is mapped while the
+ * process lives, else from its path when device and inode still match,
+ * never from a different file at the same path.
+ */
+#ifndef PSREC_RECORD_BUILDIDS_H
+#define PSREC_RECORD_BUILDIDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buildid/buildid.h"
+#include "buildid/idcache.h"
+#include "buildid/store.h"
+#include "psrec/perf_data.h"
+#include "session/dso.h"
+#include "session/maps.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+struct buildids {
+	struct dsos dsos;
+	struct maps maps;
+	uint64_t samples;
+	uint64_t unresolved;        /* addresses in no known map */
+	int32_t kernel_dso;         /* index of [kernel.kallsyms], -1 */
+	int32_t vdso_dso;           /* index of the first [vdso], -1 */
+};
+
+void buildids_init(struct buildids *b);
+void buildids_free(struct buildids *b);
+
+/*
+ * Scan the records of a file (p, len: the whole file; hdr: its header as
+ * it stands once finished). -errno with *e when the data does not read.
+ */
+int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd_file_header *hdr,
+		  struct err *e);
+
+/*
+ * Give ids to the DSOs that will be listed (hit ones, or all) and have
+ * none: the kernel's (kernel_id, read when recording started), psrec's own
+ * vdso's for [vdso], the mapped file's through ids. -ENOMEM only.
+ */
+int buildids_resolve(struct buildids *b, bool all, const struct build_id *kernel_id, struct idcache *ids);
+
+/* The BUILD_ID feature payload: every listed DSO with an id, the kernel
+ * first as perf writes it. *listed counts them. */
+int buildids_feature(const struct buildids *b, bool all, struct buf *out, size_t *listed);
+
+struct buildids_cached {
+	size_t added, present, missing;  /* missing: the file with that id is gone */
+	uint64_t bytes;
+};
+
+/*
+ * Copy every listed DSO into the build-id cache: from the mapped file
+ * (/proc/PID/map_files) while the process lives, else from its path when
+ * the id there still matches; the kernel's kallsyms when the running
+ * kernel is the recorded one; psrec's vdso image. Entries already present
+ * are left alone. -errno with *e only when the cache itself cannot be
+ * written (one message; the rest of the copies are skipped).
+ */
+int buildids_cache(const struct buildids *b, bool all, const struct build_id *kernel_id,
+		   const struct store *s, struct buildids_cached *res, struct err *e);
+
+#endif
