@@ -1,6 +1,6 @@
 /*
  * main.c - psrec's entry point: argv to a subcommand (record, the default;
- * recover), errors to messages and exit codes. The only file that prints usage or picks exit codes:
+ * recover, archive), errors to messages and exit codes. The only file that prints usage or picks exit codes:
  *   0 success (or the recorded command's own exit status),
  *   1 runtime failure, 2 usage error,
  *   126/127 the command could not be run / was not found (like a shell),
@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "archive/archive.h"
+#include "buildid/store.h"
 #include "format/recover.h"
 #include "record/attach.h"
 #include "record/launch.h"
@@ -236,11 +238,91 @@ static int cmd_recover(int argc, char **argv)
 	return 0;
 }
 
+static const char archive_usage[] =
+"usage: psrec archive [-i FILE] [-o ARCHIVE]\n"
+"\n"
+"Put what another machine needs to symbolize the recording FILE (default\n"
+"perf.data) into ARCHIVE (default FILE.tar.zst; - for standard output): the\n"
+"DSOs of its build-id list, from ~/.debug or from their paths when the file\n"
+"there still has the recorded build-id, and the /tmp/perf-PID.map files of its\n"
+"processes. DSOs found nowhere are counted and named, not guessed. On the\n"
+"analysis machine: mkdir -p ~/.debug && tar --zstd -xf ARCHIVE -C ~/.debug\n";
+
+static int archive_usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "psrec: archive: %s%s: psrec archive [-i FILE] [-o ARCHIVE]\n", what, arg);
+	return EXIT_USAGE;
+}
+
+static int cmd_archive(int argc, char **argv)
+{
+	const char *in = "perf.data", *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(archive_usage, stdout);
+			return 0;
+		}
+		const char **dst = strcmp(argv[i], "-i") == 0 ? &in : strcmp(argv[i], "-o") == 0 ? &out : NULL;
+		if (!dst)
+			return archive_usage_error(argv[i][0] == '-' ? "unknown option " : "unexpected argument ", argv[i]);
+		if (i + 1 == argc)
+			return archive_usage_error(argv[i], " needs a file name");
+		*dst = argv[++i];
+	}
+	char *def = NULL;
+	if (!out) {
+		if (strcmp(in, "-") == 0)
+			return archive_usage_error("reading standard input needs -o", "");
+		if (asprintf(&def, "%s.tar.zst", in) < 0)
+			return EXIT_RUNTIME;
+		out = def;
+	}
+	if (strcmp(out, "-") == 0 && isatty(STDOUT_FILENO)) {
+		free(def);
+		return archive_usage_error("not writing an archive to a terminal; give a file with -o", "");
+	}
+	/* A closed pipe (-o - | ssh that quit) or a file-size limit must be
+	 * an error message, and the temporary removed. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	struct store s;
+	struct archive_result r;
+	struct err e = { "" };
+	int err = store_open(&s, NULL, &e);
+	if (!err) {
+		err = archive_write(in, out, &s, &r, &e);
+		store_close(&s);
+	}
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		free(def);
+		return EXIT_RUNTIME;
+	}
+	char size[32], osize[32], miss[sizeof(r.first_missing) + 128] = "";
+	print_size(size, sizeof(size), r.bytes);
+	print_size(osize, sizeof(osize), r.out_bytes);
+	if (r.missing == 1)
+		snprintf(miss, sizeof(miss), "; 1 DSO not found (%s)", r.first_missing);
+	else if (r.missing)
+		snprintf(miss, sizeof(miss), "; %zu DSOs not found (%s and %zu more)", r.missing, r.first_missing,
+			 r.missing - 1);
+	bool to_stdout = strcmp(out, "-") == 0;
+	fprintf(stderr, "psrec: archived %zu DSO%s (%s) and %zu map file%s into %s (%s)%s\n", r.dsos,
+		r.dsos == 1 ? "" : "s", size, r.maps, r.maps == 1 ? "" : "s", to_stdout ? "standard output" : out,
+		osize, miss);
+	fprintf(stderr, "psrec: on the analysis machine: mkdir -p ~/.debug && tar --zstd -xf %s -C ~/.debug\n",
+		to_stdout ? "ARCHIVE" : out);
+	free(def);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	/* "psrec recover FILE"; anything else records (psrec -- recover ...
-	 * records a program called recover). */
+	/* "psrec recover FILE", "psrec archive ..."; anything else records
+	 * (psrec -- recover ... records a program called recover). */
 	if (argc > 1 && strcmp(argv[1], "recover") == 0)
 		return cmd_recover(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "archive") == 0)
+		return cmd_archive(argc - 1, argv + 1);
 	return cmd_record(argc, argv);
 }

@@ -10,8 +10,13 @@
  *   tmp/perf-PID.map                          JIT maps of recorded processes
  * The DSOs are those of the recording's BUILD_ID feature. Each comes from
  * the build-id cache, else from its path when the file there still has the
- * recorded id (the running kernel's /proc/kallsyms for the kernel); a DSO
- * found nowhere is counted as missing, never guessed.
+ * recorded id (the running kernel's /proc/kallsyms for the kernel, psrec's
+ * own vdso for [vdso]); a DSO found nowhere, or with a name the cache
+ * cannot hold, is counted as missing, never guessed.
+ *
+ * Without a BUILD_ID feature (pipe-format streams) the ids are taken from
+ * HEADER_BUILD_ID records, else from the MMAP2 records that carry one
+ * (perf record --buildid-mmap), one entry per id.
  */
 #ifndef PSREC_ARCHIVE_ARCHIVE_H
 #define PSREC_ARCHIVE_ARCHIVE_H
@@ -28,6 +33,7 @@ struct archive_result {
 	size_t maps;                /* perf-PID.map files written */
 	uint64_t bytes;             /* uncompressed bytes of the members */
 	uint64_t out_bytes;         /* size of the archive */
+	char first_missing[256];    /* name of the first missing DSO ("" when none) */
 };
 
 /*
