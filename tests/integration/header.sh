@@ -21,8 +21,8 @@ grep -q "^# clockid: monotonic" <<<"$hdr" || fail "clockid missing"
 grep -q "^# missing features: .*" <<<"$hdr" && grep -Eq "missing features:.*(HOSTNAME|OSRELEASE|CMDLINE|EVENT_DESC|NRCPUS)" <<<"$hdr" &&
 	fail "a feature psrec writes is reported missing"
 
-# Every feature perf record writes on this machine, psrec writes too (but
-# BUILD_ID, until build-ids land), and the machine facts read the same.
+# Every feature perf record writes on this machine, psrec writes too
+# (BUILD_ID included), and the machine facts read the same.
 ref="$TMP/ref.data"
 "$PERF" record -q -e cpu-clock -F 999 -o "$ref" -- "$SPIN" 0.2 1 2>"$TMP/perf.err" >/dev/null ||
 	fail "perf record failed"

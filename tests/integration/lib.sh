@@ -93,13 +93,13 @@ no_perf_warnings() {
 
 # assert_features_like_perf PSREC_HEADER PERF_HEADER WHAT: two
 # `perf report --header-only` texts; psrec's lists no feature as missing
-# that perf record's has (BUILD_ID aside, until build-ids land).
+# that perf record's has.
 header_missing() {
 	sed -n 's/^# missing features: //p' "$1" | tr ' ' '\n' | grep . | sort
 }
 assert_features_like_perf() {
 	local extra
-	extra=$(comm -23 <(header_missing "$1") <(header_missing "$2") | grep -vx BUILD_ID)
+	extra=$(comm -23 <(header_missing "$1") <(header_missing "$2"))
 	[ -z "$extra" ] || fail "$3: perf record writes features psrec does not: $extra"
 }
 

@@ -62,9 +62,10 @@ p|t|a)
 	wait_until "tasks_at_least $pid 3 && runs $pid spin && { [ $mode != a ] || runs $BG_PID deeprec; }" 30 \
 		"the workloads to start"
 	case $mode in
-	p) attach_both "-p $pid" "-p $pid" ;;
-	t) attach_both "-t $pid" "-t $pid" ;;  # spin's main thread runs a worker
-	a) attach_both "-a" "-a" ;;
+	# psrec's MMAP2 records carry build-ids: perf's do with --buildid-mmap.
+	p) attach_both "-p $pid" "--buildid-mmap -p $pid" ;;
+	t) attach_both "-t $pid" "--buildid-mmap -t $pid" ;;  # spin's main thread runs a worker
+	a) attach_both "-a" "--buildid-mmap -a" ;;
 	esac ;;
 *) fail "unknown mode $mode" ;;
 esac

@@ -1,0 +1,178 @@
+#!/bin/bash
+# buildid.sh - recordings that travel: build-ids taken at map time, the
+# ~/.debug cache, and what perf report makes of them after the binary
+# changed (issue 12).
+#   1. spin recorded, then rebuilt at the same path: with psrec's cache
+#      perf report names hot_a/hot_b/hot_c; with -N and an empty cache it
+#      rejects the new binary (raw addresses), and the archive made before
+#      the rebuild brings the names back through perf --buildid-dir.
+#   2. the binary replaced while recording: psrec lists the id that ran,
+#      perf record the new file's.
+#   3. -p and -a list the kernel and the target's binaries with their ids.
+#   4. -z recordings carry build-ids.
+#   5. sudo: the invoking user's ~/.debug, owned by that user.
+#   6. hotspot's perfparser resolves the symbols of these recordings.
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+HSPARSER=${HSPARSER:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
+[ -x "$HSPARSER" ] || skip "hotspot's perfparser is not installed (Debian: apt-get install hotspot)"
+unset SUDO_UID SUDO_GID SUDO_USER
+
+# build_id FILE: the GNU build-id readelf reads from FILE.
+build_id() {
+	readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'
+}
+# listed_id DATA NAME: the id perf buildid-list shows for DSO NAME.
+listed_id() {
+	perf buildid-list -i "$1" 2>/dev/null | awk -v n="$2" '$2 == n { print $1; exit }'
+}
+# shows_hot REPORT: perf report --sort sym names all three hot functions.
+shows_hot() {
+	grep -q '\] hot_a' "$1" && grep -q '\] hot_b' "$1" && grep -q '\] hot_c' "$1"
+}
+
+BIN=$TMP/app/spin
+mkdir -p "$TMP/app" "$TMP/home1" "$TMP/home2"
+cp "$SPIN" "$BIN"
+old_id=$(build_id "$BIN")
+[ -n "$old_id" ] || fail "the spin binary has no build-id (readelf -n $SPIN)"
+# A different build at the same path: another workload, so no symbol of
+# spin's could come from it.
+NEW=$TMP/new-spin
+cp "$DEEPREC" "$NEW"
+new_id=$(build_id "$NEW")
+[ "$new_id" != "$old_id" ] || fail "the replacement binary has the same build-id"
+kernel_id=$(perf buildid-list -k 2>/dev/null)
+
+# ---- 1. cache, -N, archive ---------------------------------------------
+
+HOME=$TMP/home1 "$PSREC" -q -o "$TMP/c.data" -- "$BIN" 1 || fail "psrec (cache) failed"
+HOME=$TMP/home2 "$PSREC" -q -N -o "$TMP/n.data" -- "$BIN" 1 || fail "psrec -N failed"
+[ "$(listed_id "$TMP/c.data" "$BIN")" = "$old_id" ] || fail "BUILD_ID lacks $BIN $old_id: $(perf buildid-list -i "$TMP/c.data" 2>&1)"
+[ -f "$TMP/home1/.debug$BIN/$old_id/elf" ] || fail "no cache entry $TMP/home1/.debug$BIN/$old_id/elf"
+link=$(readlink "$TMP/home1/.debug/.build-id/${old_id:0:2}/${old_id:2}")
+[ "$link" = "../../${BIN#/}/$old_id" ] || fail "cache link points at '$link'"
+cmp -s "$TMP/home1/.debug$BIN/$old_id/elf" "$SPIN" || fail "the cached elf is not the binary that ran"
+[ -z "$(ls -A "$TMP/home2")" ] || fail "-N wrote into the cache: $(find "$TMP/home2" | head -3)"
+if [ -n "$kernel_id" ]; then
+	[ "$(listed_id "$TMP/c.data" "[kernel.kallsyms]")" = "$kernel_id" ] || fail "BUILD_ID lacks the kernel's id $kernel_id"
+fi
+"$PSREC" archive -i "$TMP/n.data" -o "$TMP/n.tar.zst" 2>"$TMP/archive.err" || fail "psrec archive failed: $(cat "$TMP/archive.err")"
+bad=$(tar --zstd -tf "$TMP/n.tar.zst" | grep -E '^/|(^|/)\.\.(/|$)' || true)
+[ -z "$bad" ] || fail "archive members with absolute paths or ..: $bad"
+
+mv "$NEW" "$BIN.tmp" && mv "$BIN.tmp" "$BIN"   # rebuilt in place, as make does
+HOME=$TMP/home1 perf report -i "$TMP/c.data" --stdio --no-children --sort sym >"$TMP/c.report" 2>"$TMP/c.err"
+shows_hot "$TMP/c.report" || fail "with the cache, perf report does not name hot_a/b/c: $(head -20 "$TMP/c.report")"
+HOME=$TMP/home2 perf report -i "$TMP/n.data" --stdio --no-children --sort sym >"$TMP/n.report" 2>"$TMP/n.err"
+grep -q '\] hot_' "$TMP/n.report" && fail "without cache perf report took the rebuilt binary's symbols"
+grep -q '\] rec_\|\] leaf_burn' "$TMP/n.report" && fail "without cache perf report used the mismatching binary"
+mkdir -p "$TMP/unpacked"
+tar --zstd -xf "$TMP/n.tar.zst" -C "$TMP/unpacked" || fail "cannot unpack the archive"
+HOME=$TMP/home2 perf --buildid-dir "$TMP/unpacked" report -i "$TMP/n.data" --stdio --no-children --sort sym \
+	>"$TMP/u.report" 2>"$TMP/u.err"
+shows_hot "$TMP/u.report" || fail "with the unpacked archive, perf report does not name hot_a/b/c: $(head -20 "$TMP/u.report")"
+echo "ok: cache and archive survive a rebuild; without them perf rejects the new binary"
+
+# ---- 2. replaced while recording ---------------------------------------
+
+cp "$SPIN" "$BIN"
+# replaced_while_recording OUT RECORDER...: record $BIN 1.5 with RECORDER,
+# replace $BIN by the other build once the workload has run 0.3 s (its
+# first samples are taken; perf's file shows none until it exits, so the
+# workload's CPU time is the clock), wait for the end.
+burned() {
+	local p
+	p=$(pgrep -P "$1" -x spin) && [ "$(cpu_ticks "$p")" -ge 30 ]
+}
+replaced_while_recording() {
+	local out=$1; shift
+	cp "$DEEPREC" "$TMP/next"
+	cp "$SPIN" "$BIN"
+	"$@" -o "$out" -- "$BIN" 1.5 >/dev/null 2>"$out.err" &
+	local rec=$!
+	wait_until "burned $rec" 20 "the workload of $* to run"
+	mv "$TMP/next" "$BIN"
+	wait "$rec" || fail "$* failed: $(cat "$out.err")"
+}
+replaced_while_recording "$TMP/r.data" env HOME="$TMP/home3" "$PSREC" -q
+got=$(listed_id "$TMP/r.data" "$BIN")
+[ "$got" = "$old_id" ] || fail "binary replaced while recording: psrec lists $got, the binary that ran was $old_id"
+replaced_while_recording "$TMP/rp.data" env HOME="$TMP/home4" perf record -q
+perf_got=$(listed_id "$TMP/rp.data" "$BIN")
+echo "ok: replaced while recording: psrec lists $got (ran), perf record lists ${perf_got:-nothing} (new file: $new_id)"
+
+# ---- 3. -p and -a --------------------------------------------------------
+
+cp "$SPIN" "$BIN"
+libc=$(awk '$6 ~ /libc\.so/ { print $6; exit }' /proc/self/maps)
+libc_id=$(build_id "$libc")
+for mode in p a; do
+	bg_start "$BIN" 30
+	pid=$BG_PID
+	wait_until "runs $pid spin" 10 "spin to start"
+	wait_until "[ \$(cpu_ticks $pid) -gt 5 ]" 10 "spin to burn CPU"
+	if [ $mode = p ]; then
+		HOME=$TMP/home5 "$PSREC" -q -g -p "$pid" --duration 1 -o "$TMP/$mode.data" || fail "psrec -p failed"
+	else
+		HOME=$TMP/home5 "$PSREC" -q -a --duration 1 -o "$TMP/$mode.data" || fail "psrec -a failed"
+	fi
+	kill "$pid"
+	[ "$(listed_id "$TMP/$mode.data" "$BIN")" = "$old_id" ] || fail "-$mode: BUILD_ID lacks $BIN $old_id: $(perf buildid-list -i "$TMP/$mode.data" 2>&1 | head)"
+	if [ -n "$kernel_id" ] && [ "$(perf report -i "$TMP/$mode.data" --stdio --sort dso 2>/dev/null | grep -c kernel.kallsyms)" -gt 0 ]; then
+		[ "$(listed_id "$TMP/$mode.data" "[kernel.kallsyms]")" = "$kernel_id" ] || fail "-$mode: kernel id missing or wrong"
+	fi
+	# The MMAP2 records psrec synthesized carry the ids too.
+	perf script -i "$TMP/$mode.data" --show-mmap-events 2>/dev/null | grep -F "$BIN" | grep -q "<$old_id>" ||
+		fail "-$mode: the synthesized MMAP2 of $BIN carries no id"
+	if [ $mode = p ] && [ -n "$libc_id" ]; then
+		# With -g the chains run through libc (start_thread, clone): hit.
+		got=$(listed_id "$TMP/p.data" "$libc")
+		[ "$got" = "$libc_id" ] || fail "-p -g: libc ($libc $libc_id) not listed (got '$got')"
+	fi
+done
+echo "ok: -p and -a list the target, libc and the kernel with their ids"
+
+# ---- 4. -z ---------------------------------------------------------------
+
+HOME=$TMP/home6 "$PSREC" -q -z -o "$TMP/z.data" -- "$BIN" 0.5 || fail "psrec -z failed"
+[ "$(listed_id "$TMP/z.data" "$BIN")" = "$old_id" ] || fail "-z: no build-id for $BIN"
+[ -f "$TMP/home6/.debug$BIN/$old_id/elf" ] || fail "-z: no cache entry"
+HOME=$TMP/home7 perf record -q -z -o "$TMP/zp.data" -- "$BIN" 0.5 >/dev/null 2>&1
+echo "ok: -z lists $(perf buildid-list -i "$TMP/z.data" 2>/dev/null | grep -cE '^[0-9a-f]{40} ') build-ids; perf record -z lists $(perf buildid-list -i "$TMP/zp.data" 2>/dev/null | grep -cE '^[0-9a-f]{40} ')"
+
+# ---- 5. sudo --------------------------------------------------------------
+
+user=psrect$$
+if useradd -M -d "$TMP/uhome" "$user" 2>/dev/null; then
+	trap 'userdel "$user" 2>/dev/null; cleanup_bg' EXIT
+	mkdir -p "$TMP/uhome"
+	chmod 711 "$TMP"   # the user reaches their home, as under a real sudo
+	uid=$(id -u "$user")
+	gid=$(id -g "$user")
+	chown "$uid:$gid" "$TMP/uhome"
+	HOME=/root SUDO_UID=$uid SUDO_GID=$gid SUDO_USER=$user "$PSREC" -q -o "$TMP/s.data" -- "$BIN" 0.3 ||
+		fail "psrec under sudo failed"
+	[ -f "$TMP/uhome/.debug$BIN/$old_id/elf" ] || fail "sudo: nothing in the invoking user's ~/.debug"
+	wrong=$(find "$TMP/uhome/.debug" \( ! -uid "$uid" -o ! -gid "$gid" \) -print | head -3)
+	[ -z "$wrong" ] || fail "sudo: not owned by $user: $wrong"
+	[ ! -e "/root/.debug$BIN" ] || fail "sudo: wrote into root's ~/.debug"
+	userdel "$user"
+	trap cleanup_bg EXIT
+	echo "ok: under sudo the cache goes to the invoking user's home, owned by them"
+else
+	echo "note: useradd unavailable, sudo case not run"
+fi
+
+# ---- 6. hotspot's perfparser ---------------------------------------------
+
+for f in c p a; do
+	HOME=$TMP/home1 "$HSPARSER" --input "$TMP/$f.data" --output "$TMP/$f.pp" 2>"$TMP/$f.hs.err" ||
+		fail "perfparser failed on $f.data: $(cat "$TMP/$f.hs.err")"
+	"$HSDECODE" --no-inline "$TMP/$f.pp" >"$TMP/$f.hs" || fail "cannot decode perfparser's output for $f.data"
+	for s in hot_a hot_b hot_c; do
+		grep -q "	$s@" "$TMP/$f.hs" || fail "perfparser resolves no $s in $f.data"
+	done
+done
+echo "ok: hotspot's perfparser resolves hot_a/b/c in the cache, -p and -a recordings"
