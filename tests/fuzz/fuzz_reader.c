@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/feature.h"
 #include "format/reader.h"
 #include "format/sample.h"
+#include "record/buildids.h"
 
 /* Read every byte; the sum goes to a volatile so nothing is optimized out. */
 static volatile uint8_t sink;
@@ -78,7 +80,36 @@ static void read_features(const struct reader *r)
 		size_t slen, used;
 		if (reader_string(p, len, &s, &slen, &used) == 0)
 			touch((const uint8_t *)s, slen);
+		if (f == PD_FEAT_BUILD_ID) {
+			struct feature_build_id_entry ent;
+			size_t off = 0;
+			while (feature_build_id_next(p, len, &off, &ent) == 1)
+				touch((const uint8_t *)ent.name, strlen(ent.name));
+		}
 	}
+}
+
+/* What psrec does with its own file after recording: the side band into
+ * maps over time, every sample resolved, the BUILD_ID payload built and
+ * read back (psrec archive reads it so). No ids are resolved from disk. */
+static void scan_build_ids(const struct reader *r, const uint8_t *data, size_t size)
+{
+	struct buildids b;
+	struct err e = { "" };
+	buildids_init(&b);
+	if (buildids_scan(&b, data, size, &r->hdr, &e) == 0) {
+		struct buf out = BUF_INIT;
+		size_t nr = 0, seen = 0, off = 0;
+		struct feature_build_id_entry ent;
+		if (buildids_feature(&b, true, &out, &nr) == 0) {
+			while (feature_build_id_next(out.data, out.len, &off, &ent) == 1)
+				seen++;
+			if (seen != nr)
+				abort();
+		}
+		buf_free(&out);
+	}
+	buildids_free(&b);
 }
 
 int fuzz_reader_one(const uint8_t *data, size_t size)
@@ -91,6 +122,8 @@ int fuzz_reader_one(const uint8_t *data, size_t size)
 		touch((const uint8_t *)r.attrs[i].ids, r.attrs[i].nr_ids * 8);
 	read_features(&r);
 	read_all(&r);
+	if (!r.pipe)
+		scan_build_ids(&r, data, size);
 	reader_close(&r);
 	return 0;
 }
