@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -503,6 +504,37 @@ static void note_missing(struct archive_result *res, const char *name)
 		snprintf(res->first_missing, sizeof(res->first_missing), "%s", name);
 }
 
+/* <rel>/debug: the separate debug file of a stripped binary, from the
+ * cache, else the distribution's (/usr/lib/debug/.build-id) when it has
+ * the recorded id; perf report reads it from the cache entry. */
+static int put_debuginfo(struct archive *a, const struct out *o, const struct store *s, const struct dso *d,
+			 const char *rel, uint8_t *chunk, struct archive_result *res, struct err *e)
+{
+	if (d->name[0] != '/')
+		return 0;
+	char dist[PATH_MAX];
+	char *cached = s ? str_fmt("%s/%s/debug", s->root, rel) : NULL;
+	char *member = str_fmt("%s/debug", rel);
+	if (!member) {
+		free(cached);
+		return -ENOMEM;
+	}
+	struct source src = { .fd = -1 };
+	bool found = cached && source_open(&src, cached, &d->id, 0);
+	if (!found && build_id_debuginfo_path(&d->id, dist, sizeof(dist)) == 0)
+		found = source_open(&src, dist, &d->id, 0);
+	int err = 0;
+	if (found && member_name_ok(member)) {
+		err = put_file(a, o, member, &src, chunk, e);
+		if (!err)
+			res->bytes += src.size;
+	}
+	source_free(&src);
+	free(cached);
+	free(member);
+	return err;
+}
+
 /* One DSO: <name>/<hex>/<file> and its .build-id link, or a miss. */
 static int put_dso(struct archive *a, const struct out *o, const struct store *s, const struct dso *d,
 		   uint8_t *chunk, struct archive_result *res, struct err *e)
@@ -532,6 +564,7 @@ static int put_dso(struct archive *a, const struct out *o, const struct store *s
 	if (!err && found) {
 		res->dsos++;
 		res->bytes += src.size;
+		err = put_debuginfo(a, o, s, d, rel, chunk, res, e);
 	}
 	source_free(&src);
 	free(rel);

@@ -4,6 +4,7 @@
 #include "buildid.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 void build_id_hex(const struct build_id *id, char out[BUILD_ID_HEX_MAX])
@@ -57,4 +58,14 @@ int build_id_set(struct build_id *id, const void *p, size_t len)
 	memcpy(id->data, p, len);
 	id->size = (uint8_t)len;
 	return 0;
+}
+
+int build_id_debuginfo_path(const struct build_id *id, char *out, size_t size)
+{
+	char hex[BUILD_ID_HEX_MAX];
+	if (id->size < 2 || id->size > BUILD_ID_MAX)
+		return -EINVAL;
+	build_id_hex(id, hex);
+	int n = snprintf(out, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }

@@ -27,4 +27,9 @@ bool build_id_equal(const struct build_id *a, const struct build_id *b);
 /* Set id from raw bytes; -E2BIG when len is 0 or > BUILD_ID_MAX. */
 int build_id_set(struct build_id *id, const void *p, size_t len);
 
+/* Where distributions put the separate debug file of a build
+ * (Debian's -dbgsym and -dbg packages, Fedora's debuginfo):
+ * /usr/lib/debug/.build-id/xx/rest.debug. -EINVAL for an id under 2 bytes. */
+int build_id_debuginfo_path(const struct build_id *id, char *out, size_t size);
+
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,29 @@ static int open_kallsyms(const struct dso *d, const struct build_id *kernel_id)
 	return fd;
 }
 
+/* The distribution's separate debug file of d, beside its elf as perf
+ * keeps it ("debug": what symbolizes a stripped system library on
+ * another machine). Absent is fine; 0, 1 (was there) or -errno. */
+static int add_debuginfo(const struct dso *d, const struct store *s, struct buildids_cached *res, struct err *e)
+{
+	char path[PATH_MAX];
+	struct build_id id;
+	if (build_id_debuginfo_path(&d->id, path, sizeof(path)))
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	int err = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && elfid_from_fd(fd, &id) == 0 && build_id_equal(&id, &d->id)) {
+		err = store_add_fd(s, d->name, &d->id, fd, "debug", e);
+		if (err == 0)
+			res->bytes += (uint64_t)st.st_size;
+	}
+	close(fd);
+	return err;
+}
+
 int buildids_cache(const struct buildids *b, bool all, const struct build_id *kernel_id,
 		   const struct store *s, struct buildids_cached *res, struct err *e)
 {
@@ -372,6 +396,11 @@ int buildids_cache(const struct buildids *b, bool all, const struct build_id *ke
 				res->bytes += (uint64_t)st.st_size;
 			err = store_add_fd(s, d->name, &d->id, fd, "elf", e);
 			close(fd);
+			if (err >= 0) {
+				int derr = add_debuginfo(d, s, res, e);
+				if (derr < 0)
+					return derr;
+			}
 		}
 		if (err < 0)
 			return err;

@@ -130,6 +130,15 @@ for mode in p a; do
 		# With -g the chains run through libc (start_thread, clone): hit.
 		got=$(listed_id "$TMP/p.data" "$libc")
 		[ "$got" = "$libc_id" ] || fail "-p -g: libc ($libc $libc_id) not listed (got '$got')"
+		# libc is stripped: its separate debug file (libc6-dbg) goes
+		# beside it in the cache, where perf report looks for it.
+		if [ -f "/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug" ]; then
+			cmp -s "$TMP/home5/.debug$libc/$libc_id/debug" "/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug" ||
+				fail "-p -g: libc's debug file is not in the cache"
+			"$PSREC" archive -i "$TMP/p.data" -o "$TMP/p.tar.zst" 2>/dev/null || fail "psrec archive of p.data failed"
+			tar --zstd -tf "$TMP/p.tar.zst" | grep -qx "${libc#/}/$libc_id/debug" ||
+				fail "-p -g: the archive lacks libc's debug file"
+		fi
 	fi
 done
 echo "ok: -p and -a list the target, libc and the kernel with their ids"

@@ -102,6 +102,19 @@ static void test_feature_parse_edge(void **state)
 	buf_free(&b);
 }
 
+static void test_debuginfo_path(void **state)
+{
+	(void)state;
+	struct build_id id;
+	char p[128];
+	assert_int_equal(build_id_from_hex("93ac61ec5a8eb1396f9fbd350e3169a558528a40", &id), 0);
+	assert_int_equal(build_id_debuginfo_path(&id, p, sizeof(p)), 0);
+	assert_string_equal(p, "/usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug");
+	assert_int_equal(build_id_debuginfo_path(&id, p, 20), -ENAMETOOLONG);
+	assert_int_equal(build_id_from_hex("93", &id), 0);
+	assert_int_equal(build_id_debuginfo_path(&id, p, sizeof(p)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +122,7 @@ int main(void)
 		cmocka_unit_test(test_hex_rejects),
 		cmocka_unit_test(test_feature_layout),
 		cmocka_unit_test(test_feature_parse_edge),
+		cmocka_unit_test(test_debuginfo_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
