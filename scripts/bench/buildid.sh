@@ -13,7 +13,8 @@
 #                recorders at -F 10000 attached until it exits, as
 #                compare.sh's forkexec mode.
 # Every recording gets a fresh HOME, so each default run fills a cold
-# ~/.debug (psrec's cache and perf's alike). Rounds alternate the five
+# ~/.debug (psrec's cache and perf's alike); "psrec, warm cache" keeps one
+# HOME filled by an untimed first run (a second recording on this kernel). Rounds alternate the five
 # recorders; tables show medians. After each psrec default, psrec -N and
 # perf default recording the archive tool runs on it, with the same HOME:
 # psrec archive -i FILE -o FILE.tar.zst (from the cache, or from the DSOs'
@@ -38,12 +39,13 @@ ulimit -n 65536 2>/dev/null || true
 unset SUDO_UID SUDO_GID SUDO_USER
 # forker waits this long before working, so every recorder has attached.
 export PSREC_BENCH_DELAY_MS=${PSREC_BENCH_DELAY_MS:-400}
-WHO="psrec psrecB psrecN perf lean"
+WHO="psrec psrecW psrecB psrecN perf lean"
 
 # label WHO: the recorder's name in the tables
 label() {
 	case $1 in
 	psrec) echo "psrec" ;;
+	psrecW) echo "psrec, warm cache" ;;
 	psrecB) echo "psrec -B" ;;
 	psrecN) echo "psrec -N" ;;
 	perf) echo "perf record" ;;
@@ -96,12 +98,15 @@ archive() {
 one() {
 	local wl=$1 who=$2 round=$3
 	local data="$TMP/$wl-$who.data" home="$TMP/home-$wl-$who-$round"
+	# The warm-cache recorder keeps one HOME, filled by an untimed run
+	# first: a user's second recording on this kernel.
+	[ "$who" = psrecW ] && home="$TMP/home-$wl-warm"
 	rm -f "$data"
 	mkdir -p "$home"
 	local rec=() freq=()
 	[ "$wl" = forker ] && freq=(-F 10000)
 	case $who in
-	psrec) rec=("$B/psrec" -v -e cpu-clock "${freq[@]}") ;;
+	psrec | psrecW) rec=("$B/psrec" -v -e cpu-clock "${freq[@]}") ;;
 	psrecB) rec=("$B/psrec" -v -e cpu-clock "${freq[@]}" -B) ;;
 	psrecN) rec=("$B/psrec" -v -e cpu-clock "${freq[@]}" -N) ;;
 	perf) rec=(perf record -q -k CLOCK_MONOTONIC -e cpu-clock "${freq[@]}") ;;
@@ -141,7 +146,7 @@ one() {
 	psrec | psrecN) archive "$wl" "$who" "$data" "$home" ;;
 	perf) archive "$wl" perf "$data" "$home" ;;
 	esac
-	rm -rf "$home"
+	[ "$who" = psrecW ] || rm -rf "$home"
 }
 
 start=$(date +%s)
@@ -149,11 +154,13 @@ start=$(date +%s)
 WPID=$!
 BENCH_PIDS=$WPID
 for _ in $(seq 100); do grep -q ready "$TMP/ready" 2>/dev/null && break; sleep 0.1; done
+one manythreads psrecW 0 && rm -f "$TMP/manythreads-psrecW.txt"
 for r in $(seq "$ROUNDS"); do
 	for who in $WHO; do one manythreads "$who" "$r"; done
 done
 { kill -KILL "$WPID" && wait "$WPID"; } 2>/dev/null || true
 BENCH_PIDS=""
+one forker psrecW 0 && rm -f "$TMP/forker-psrecW.txt"
 for r in $(seq "$ROUNDS"); do
 	for who in $WHO; do one forker "$who" "$r"; done
 done
@@ -183,7 +190,7 @@ for wl in manythreads forker; do
 		lat="-"
 		[ "$wl" = manythreads ] && lat=$(c "$f" 1)
 		ps="-"
-		case $who in psrec | psrecN) ps="$(c "$f" 11) / $(c "$f" 12) / $(c "$f" 13)" ;; esac
+		case $who in psrec | psrecW | psrecN) ps="$(c "$f" 11) / $(c "$f" 12) / $(c "$f" 13)" ;; esac
 		echo "| $(label "$who") | $lat | $(c "$f" 2) | $(c "$f" 4) | $(c "$f" 3) | $(c "$f" 5) | $(c "$f" 6) | $(c "$f" 7) | $(c "$f" 8) | $(c "$f" 9) | $(c "$f" 10) | $ps |"
 	done
 done
@@ -205,10 +212,10 @@ done
 echo
 echo "## Ratios"
 echo
-echo "| workload | psrec CPU / lean perf (goal <= 0.2) | psrec -B / lean | build-ids (default - -B) | cache (default - -N) | lost default / -B / -N | archive wall psrec / perf |"
-echo "|---|---|---|---|---|---|---|"
+echo "| workload | psrec CPU / lean perf (goal <= 0.2) | psrec warm cache / lean | psrec -B / lean | build-ids (default - -B) | cache (default - -N) | lost default / -B / -N | archive wall psrec / perf |"
+echo "|---|---|---|---|---|---|---|---|"
 for wl in manythreads forker; do
-	echo "| $wl | $(ratio "$(c "$wl-psrec" 2)" "$(c "$wl-lean" 2)") | $(ratio "$(c "$wl-psrecB" 2)" "$(c "$wl-lean" 2)") \
+	echo "| $wl | $(ratio "$(c "$wl-psrec" 2)" "$(c "$wl-lean" 2)") | $(ratio "$(c "$wl-psrecW" 2)" "$(c "$wl-lean" 2)") | $(ratio "$(c "$wl-psrecB" 2)" "$(c "$wl-lean" 2)") \
 | $(ms_diff "$(c "$wl-psrec" 2)" "$(c "$wl-psrecB" 2)") | $(ms_diff "$(c "$wl-psrec" 2)" "$(c "$wl-psrecN" 2)") \
 | $(c "$wl-psrec" 7) / $(c "$wl-psrecB" 7) / $(c "$wl-psrecN" 7) | $(ratio "$(a "$wl-psrec" 1)" "$(a "$wl-perf" 1)") |"
 done
