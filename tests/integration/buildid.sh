@@ -151,6 +151,16 @@ HOME=$TMP/home6 "$PSREC" -q -z -o "$TMP/z.data" -- "$BIN" 0.5 || fail "psrec -z 
 HOME=$TMP/home7 perf record -q -z -o "$TMP/zp.data" -- "$BIN" 0.5 >/dev/null 2>&1
 echo "ok: -z lists $(perf buildid-list -i "$TMP/z.data" 2>/dev/null | grep -cE '^[0-9a-f]{40} ') build-ids; perf record -z lists $(perf buildid-list -i "$TMP/zp.data" 2>/dev/null | grep -cE '^[0-9a-f]{40} ')"
 
+# ---- -B and --buildid-all ----------------------------------------------
+
+HOME=$TMP/home8 "$PSREC" -q -B -o "$TMP/b.data" -- "$BIN" 0.3 || fail "psrec -B failed"
+perf buildid-list -i "$TMP/b.data" 2>/dev/null | grep -qE '^[0-9a-f]{40} ' && fail "-B: the file lists build-ids"
+perf script -i "$TMP/b.data" --show-mmap-events 2>/dev/null | grep MMAP2 | grep -q '<' && fail "-B: MMAP2 records carry build-ids"
+[ ! -e "$TMP/home8/.debug" ] || fail "-B: wrote a build-id cache"
+HOME=$TMP/home8 "$PSREC" -q -N --buildid-all -o "$TMP/all.data" -- "$BIN" 0.3 || fail "psrec --buildid-all failed"
+[ -n "$(listed_id "$TMP/all.data" "$libc")" ] || fail "--buildid-all: libc (mapped, never hit) is not listed"
+echo "ok: -B writes no build-ids anywhere; --buildid-all lists libc, mapped but rarely hit"
+
 # ---- 5. sudo --------------------------------------------------------------
 
 user=psrect$$
@@ -176,7 +186,7 @@ fi
 
 # ---- 6. hotspot's perfparser ---------------------------------------------
 
-for f in c p a; do
+for f in c r p a; do
 	HOME=$TMP/home1 "$HSPARSER" --input "$TMP/$f.data" --output "$TMP/$f.pp" 2>"$TMP/$f.hs.err" ||
 		fail "perfparser failed on $f.data: $(cat "$TMP/$f.hs.err")"
 	"$HSDECODE" --no-inline "$TMP/$f.pp" >"$TMP/$f.hs" || fail "cannot decode perfparser's output for $f.data"
@@ -184,4 +194,4 @@ for f in c p a; do
 		grep -q "	$s@" "$TMP/$f.hs" || fail "perfparser resolves no $s in $f.data"
 	done
 done
-echo "ok: hotspot's perfparser resolves hot_a/b/c in the cache, -p and -a recordings"
+echo "ok: hotspot's perfparser resolves hot_a/b/c in the cache, replaced-binary, -p and -a recordings"
