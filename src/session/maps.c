@@ -199,7 +199,8 @@ void maps_finish(struct maps *m)
 		size_t n_all = p->lives[0].n;
 		p->lives[0].v = NULL;
 		p->lives[0].n = p->lives[0].cap = 0;
-		qsort(p->lives, p->nr_lives, sizeof(*p->lives), cmp_life);
+		if (p->nr_lives > 1)
+			qsort(p->lives, p->nr_lives, sizeof(*p->lives), cmp_life);
 		for (size_t k = 0; k < n_all; k++) {
 			struct maps_life *l = life_at(p, all[k].time);
 			if (l->n == l->cap) {
@@ -215,7 +216,8 @@ void maps_finish(struct maps *m)
 		free(all);
 		for (size_t j = 0; j < p->nr_lives; j++) {
 			struct maps_life *l = &p->lives[j];
-			qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
+			if (l->n > 1)
+				qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
 			free(l->max_end);
 			l->max_end = l->n ? malloc(l->n * sizeof(*l->max_end)) : NULL;
 			uint64_t mx = 0;

@@ -151,6 +151,22 @@ HOME=$TMP/home6 "$PSREC" -q -z -o "$TMP/z.data" -- "$BIN" 0.5 || fail "psrec -z 
 HOME=$TMP/home7 perf record -q -z -o "$TMP/zp.data" -- "$BIN" 0.5 >/dev/null 2>&1
 echo "ok: -z lists $(perf buildid-list -i "$TMP/z.data" 2>/dev/null | grep -cE '^[0-9a-f]{40} ') build-ids; perf record -z lists $(perf buildid-list -i "$TMP/zp.data" 2>/dev/null | grep -cE '^[0-9a-f]{40} ')"
 
+# ---- a kernel before 5.12 (attr.build_id refused) ------------------------
+
+if [ -n "${OLDKERNEL:-}" ] && [ -f "$OLDKERNEL" ]; then
+	# (an ASan build wants its runtime first; the shim can come after it)
+	HOME=$TMP/home9 LD_PRELOAD=$OLDKERNEL ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 "$PSREC" -v -N -o "$TMP/old.data" -- "$BIN" 0.3 2>"$TMP/old.err" ||
+		fail "psrec on an 'old kernel' failed: $(cat "$TMP/old.err")"
+	grep -q "predates attr.build_id" "$TMP/old.err" || fail "the attr.build_id fallback was not taken: $(cat "$TMP/old.err")"
+	perf script -i "$TMP/old.data" --show-mmap-events 2>/dev/null | grep -F "$BIN" | grep -q '<' &&
+		fail "old kernel: MMAP2 records with build-ids"
+	[ "$(listed_id "$TMP/old.data" "$BIN")" = "$old_id" ] ||
+		fail "old kernel: BUILD_ID lacks $BIN $old_id (read from the file at the end)"
+	echo "ok: without attr.build_id the MMAP2 records are classic and the ids are read from the mapped files"
+else
+	fail "OLDKERNEL (the LD_PRELOAD shim tests/tools/oldkernel.c) is not built"
+fi
+
 # ---- -B and --buildid-all ----------------------------------------------
 
 HOME=$TMP/home8 "$PSREC" -q -B -o "$TMP/b.data" -- "$BIN" 0.3 || fail "psrec -B failed"
