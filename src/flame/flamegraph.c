@@ -1,0 +1,1 @@
+/* flamegraph.c - placeholder until implemented. */

@@ -1,0 +1,1 @@
+/* fold.c - placeholder until implemented. */

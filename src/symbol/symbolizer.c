@@ -1,0 +1,1 @@
+/* symbolizer.c - placeholder until implemented. */

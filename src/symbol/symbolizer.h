@@ -1,0 +1,79 @@
+/*
+ * symbolizer.h - addresses to function names, offline, with libelf: what
+ * psrec fold and psrec flamegraph print for each frame.
+ *
+ * A DSO is looked up once and indexed once (a sorted symbol table, binary
+ * search per address); names are interned, so a name pointer is stable
+ * until symbolizer_close() and equal names of one DSO are one pointer.
+ *
+ * Where a DSO's file comes from, in order: the build-id cache
+ * (buildid_dir/.build-id/xx/rest/{debug,elf}, default ~/.debug),
+ * /usr/lib/debug/.build-id/xx/rest.debug, the path (symfs prefixed), its
+ * .gnu_debuglink file (beside it, its .debug/ dir, /usr/lib/debug/DIR).
+ * A file whose build-id differs from the recorded one is never used (one
+ * warning per DSO). Symbols: .symtab, else .dynsym (a stripped binary's
+ * debuglink file usually has the .symtab). Kernel frames: the kallsyms
+ * copy in the cache whose build-id is the recording's, else /proc/kallsyms
+ * when the running kernel has the recorded id. JIT code: /tmp/perf-PID.map
+ * (or buildid_dir/tmp/perf-PID.map, as psrec archive lays it out).
+ * Otherwise "dso+0xOFFSET" (offset in the file), then "[unknown]".
+ */
+#ifndef PSREC_SYMBOL_SYMBOLIZER_H
+#define PSREC_SYMBOL_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buildid/buildid.h"
+#include "util/err.h"
+
+/* Frame kinds (for the flamegraph's colors). */
+#define SYM_KIND_USER    0
+#define SYM_KIND_KERNEL  1
+#define SYM_KIND_JIT     2
+#define SYM_KIND_UNKNOWN 3
+
+struct sym_config {
+	const char *buildid_dir;    /* NULL: ~/.debug of the user (store_open) */
+	const char *symfs;          /* NULL: none; else a root prefixed to paths */
+	bool demangle;              /* C++ and Rust names, as perf report does */
+};
+
+/* One mapped DSO as the recording names it. */
+struct sym_dso {
+	const char *name;           /* "/usr/lib/x.so", "[kernel.kallsyms]", "[vdso]", "//anon" */
+	const struct build_id *id;  /* NULL or size 0: unknown */
+	bool kernel;
+};
+
+struct sym_frame {
+	const char *name;           /* interned; valid until symbolizer_close */
+	int kind;                   /* SYM_KIND_* */
+};
+
+struct symbolizer;
+
+int symbolizer_open(struct symbolizer **s, const struct sym_config *c, struct err *e);
+void symbolizer_close(struct symbolizer *s);
+
+/*
+ * The frame of ip, in DSO d mapped at [start, ...) from file offset pgoff
+ * (kernel: start and pgoff as the kernel MMAP gives them), in process pid
+ * (for perf-PID.map). d NULL: the address is in no known map (perf-PID.map
+ * is still tried). Never fails but for -ENOMEM: what cannot be named gets
+ * "dso+0xOFF" or "[unknown]".
+ */
+int symbolizer_frame(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff,
+		     uint64_t ip, int32_t pid, struct sym_frame *f);
+
+/* What went unresolved, for one summary warning: DSOs whose file was not
+ * found or had another build-id (names, comma separated, at most len
+ * bytes), and how many frames they cost. */
+struct sym_stats {
+	uint64_t frames, unresolved;
+	size_t dsos_missing, dsos_mismatch;
+};
+void symbolizer_stats(const struct symbolizer *s, struct sym_stats *st, char *names, size_t len);
+
+#endif
