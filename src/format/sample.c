@@ -104,3 +104,18 @@ int sample_parse_id_trailer(uint64_t st, const uint8_t *rec, size_t size, struct
 	if (st & PD_SAMPLE_IDENTIFIER) s->id = get_u64(p);
 	return 0;
 }
+
+bool sample_chain_marker(uint64_t ip, int *cpumode)
+{
+	if (ip < (uint64_t)-4095)
+		return false;
+	switch ((int64_t)ip) {
+	case -32:   *cpumode = PD_MISC_HYPERVISOR; break;   /* PERF_CONTEXT_HV */
+	case -128:  *cpumode = PD_MISC_KERNEL; break;       /* PERF_CONTEXT_KERNEL */
+	case -512:  *cpumode = PD_MISC_USER; break;         /* PERF_CONTEXT_USER */
+	case -2176: *cpumode = PD_MISC_GUEST_KERNEL; break; /* PERF_CONTEXT_GUEST_KERNEL */
+	case -2560: *cpumode = PD_MISC_GUEST_USER; break;   /* PERF_CONTEXT_GUEST_USER */
+	default:    *cpumode = 0; break;                    /* GUEST (-2048) and others */
+	}
+	return true;
+}

@@ -8,6 +8,7 @@
 #ifndef PSREC_FORMAT_SAMPLE_H
 #define PSREC_FORMAT_SAMPLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,5 +44,13 @@ size_t sample_id_trailer_size(uint64_t sample_type);
 /* Decode the sample_id trailer at the end of a non-SAMPLE record. */
 int sample_parse_id_trailer(uint64_t sample_type, const uint8_t *rec, size_t size,
 			    struct sample *s);
+
+/*
+ * Call-chain context markers (PERF_CONTEXT_*: entries at or above
+ * (u64)-4095): true for a marker, with *cpumode set to the mode of the
+ * entries that follow it (PD_MISC_KERNEL, _USER, _HYPERVISOR, the guest
+ * ones; 0 for a marker of another kind); false for a real address.
+ */
+bool sample_chain_marker(uint64_t ip, int *cpumode);
 
 #endif

@@ -20,26 +20,18 @@
 #include "format/sample.h"
 #include "record/procfs.h"
 
-#define KERNEL_NAME "[kernel.kallsyms]"
-#define VDSO_NAME "[vdso]"
-/* Call-chain entries at or above this are context markers (PERF_CONTEXT_*). */
-#define CONTEXT_MAX ((uint64_t)-4095)
-#define CONTEXT_HV ((uint64_t)-32)
-#define CONTEXT_KERNEL ((uint64_t)-128)
-#define CONTEXT_USER ((uint64_t)-512)
+#define KERNEL_NAME SIDEBAND_KERNEL_NAME
+#define VDSO_NAME SIDEBAND_VDSO_NAME
 
 void buildids_init(struct buildids *b)
 {
 	memset(b, 0, sizeof(*b));
-	dsos_init(&b->dsos);
-	maps_init(&b->maps);
-	b->kernel_dso = b->vdso_dso = -1;
+	sideband_init(&b->sb);
 }
 
 void buildids_free(struct buildids *b)
 {
-	dsos_free(&b->dsos);
-	maps_free(&b->maps);
+	sideband_free(&b->sb);
 }
 
 static uint64_t get_u64(const uint8_t *p)
@@ -49,106 +41,13 @@ static uint64_t get_u64(const uint8_t *p)
 	return v;
 }
 
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* The time of a non-sample record, from its sample_id trailer (0 without). */
-static uint64_t record_time(const struct reader *r, const struct reader_record *rec)
-{
-	const struct reader_attr *a = reader_record_attr(r, rec);
-	struct sample s;
-	if (!a || !(a->attr.flags & PD_ATTR_SAMPLE_ID_ALL) ||
-	    sample_parse_id_trailer(a->attr.sample_type, rec->data, rec->size, &s))
-		return 0;
-	return s.time;
-}
-
-/* MMAP (1) and MMAP2 (10): the map and its DSO. Records too short for
- * their type are skipped, as every reader must. */
-static int load_mmap(struct buildids *b, const struct reader *r, const struct reader_record *rec)
-{
-	const uint8_t *p = rec->data + sizeof(struct pd_event_header);
-	size_t len = rec->size - sizeof(struct pd_event_header);
-	bool v2 = rec->type == PD_RECORD_MMAP2;
-	size_t fixed = v2 ? 64 : 32;
-	if (len <= fixed)
-		return 0;
-	int32_t pid = (int32_t)get_u32(p);
-	uint64_t start = get_u64(p + 8), size = get_u64(p + 16), pgoff = get_u64(p + 24);
-	const char *name = (const char *)p + fixed;
-	size_t name_len = strnlen(name, len - fixed);
-	bool kernel = (rec->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL ||
-		      (rec->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_GUEST_KERNEL;
-	if (!v2 && (rec->misc & PD_MISC_MMAP_DATA))
-		return 0;
-	if (v2 && (rec->misc & PD_MISC_MMAP_DATA) && !(get_u32(p + 56) & 4 /* PROT_EXEC */))
-		return 0; /* data maps: no samples land there (but dwarf unwinding reads them) */
-	struct dso_key k = { name, name_len, NULL, 0, 0, 0, kernel };
-	struct build_id id = { 0 };
-	if (v2 && (rec->misc & PD_MISC_MMAP_BUILD_ID)) {
-		if (build_id_set(&id, p + 36, p[32]) == 0)
-			k.id = &id;
-	} else if (v2) {
-		k.maj = get_u32(p + 32);
-		k.min = get_u32(p + 36);
-		k.ino = get_u64(p + 40);
-	}
-	/* perf names the kernel map "[kernel.kallsyms]_text" (or _stext),
-	 * and lists the DSO as "[kernel.kallsyms]". */
-	if (kernel && name_len >= sizeof(KERNEL_NAME) - 1 && memcmp(name, KERNEL_NAME, sizeof(KERNEL_NAME) - 1) == 0)
-		k.name_len = sizeof(KERNEL_NAME) - 1;
-	uint32_t di;
-	int err = dsos_intern(&b->dsos, &k, &di);
-	if (err)
-		return err;
-	struct dso *d = &b->dsos.v[di];
-	if (kernel && strcmp(d->name, KERNEL_NAME) == 0 && b->kernel_dso < 0)
-		b->kernel_dso = (int32_t)di;
-	if (!kernel && strcmp(d->name, VDSO_NAME) == 0 && b->vdso_dso < 0)
-		b->vdso_dso = (int32_t)di;
-	if (!kernel && d->pid < 0) {
-		d->pid = pid;
-		d->start = start;
-		d->end = start + size;
-	}
-	return maps_add(&b->maps, kernel ? -1 : pid, record_time(r, rec), start, size, pgoff, di);
-}
-
-static int load_sideband(struct buildids *b, struct reader *r, struct err *e)
-{
-	struct reader_record rec;
-	int n;
-	while ((n = reader_next(r, &rec, e)) > 0) {
-		const uint8_t *p = rec.data + sizeof(struct pd_event_header);
-		size_t len = rec.size - sizeof(struct pd_event_header);
-		int err = 0;
-		if (rec.type == PD_RECORD_MMAP || rec.type == PD_RECORD_MMAP2)
-			err = load_mmap(b, r, &rec);
-		else if (rec.type == PD_RECORD_COMM && (rec.misc & PD_MISC_COMM_EXEC) && len >= 8)
-			err = maps_exec(&b->maps, (int32_t)get_u32(p), record_time(r, &rec));
-		else if (rec.type == PD_RECORD_FORK && len >= 24)
-			err = maps_fork(&b->maps, (int32_t)get_u32(p), (int32_t)get_u32(p + 4), get_u64(p + 16));
-		if (err)
-			return err_set(e, err, "out of memory reading the recording's maps");
-	}
-	return n;
-}
-
 static void hit(struct buildids *b, int32_t pid, uint64_t addr, uint64_t time, int mode)
 {
-	const struct maps_entry *m = NULL;
-	if (mode == PD_MISC_KERNEL || mode == PD_MISC_GUEST_KERNEL)
-		m = maps_find(&b->maps, -1, addr, time);
-	else if (mode == PD_MISC_USER || mode == PD_MISC_GUEST_USER)
-		m = maps_find(&b->maps, pid, addr, time);
-	else
+	if (mode != PD_MISC_KERNEL && mode != PD_MISC_GUEST_KERNEL && mode != PD_MISC_USER && mode != PD_MISC_GUEST_USER)
 		return; /* hypervisor, unknown: nothing of ours */
+	const struct maps_entry *m = sideband_map(&b->sb, pid, addr, time, mode);
 	if (m)
-		b->dsos.v[m->dso].hits++;
+		b->sb.dsos.v[m->dso].hits++;
 	else
 		b->unresolved++;
 }
@@ -171,12 +70,8 @@ static int mark_hits(struct buildids *b, struct reader *r, struct err *e)
 			hit(b, pid, s.ip, s.time, mode);
 		for (uint64_t i = 0; i < s.nr_callchain; i++) {
 			uint64_t ip = get_u64(s.callchain + 8 * i);
-			if (ip >= CONTEXT_MAX) {
-				mode = ip == CONTEXT_KERNEL ? PD_MISC_KERNEL
-				     : ip == CONTEXT_USER ? PD_MISC_USER
-				     : ip == CONTEXT_HV ? PD_MISC_HYPERVISOR : 0;
+			if (sample_chain_marker(ip, &mode))
 				continue;
-			}
 			/* The first entry repeats the sample IP. */
 			if (i <= 1 && ip == s.ip)
 				continue;
@@ -193,12 +88,9 @@ int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd
 	int err = reader_open_mem_as(&r, p, len, hdr, e);
 	if (err)
 		return err;
-	err = load_sideband(b, &r, e);
-	if (!err) {
-		maps_finish(&b->maps);
-		reader_rewind(&r);
+	err = sideband_load(&b->sb, &r, e);
+	if (!err)
 		err = mark_hits(b, &r, e);
-	}
 	reader_close(&r);
 	return err;
 }
@@ -214,8 +106,8 @@ int buildids_resolve(struct buildids *b, bool all, const struct build_id *kernel
 	const void *image;
 	size_t image_len;
 	bool vdso_read = false;
-	for (size_t i = 0; i < b->dsos.n; i++) {
-		struct dso *d = &b->dsos.v[i];
+	for (size_t i = 0; i < b->sb.dsos.n; i++) {
+		struct dso *d = &b->sb.dsos.v[i];
 		if (d->id.size || !listed(d, all))
 			continue;
 		if (d->kernel) {
@@ -250,9 +142,9 @@ int buildids_resolve(struct buildids *b, bool all, const struct build_id *kernel
  * feature can name one: perf keeps one id per name. The most hit wins. */
 static bool shadowed(const struct buildids *b, size_t i)
 {
-	const struct dso *d = &b->dsos.v[i];
-	for (size_t j = 0; j < b->dsos.n; j++) {
-		const struct dso *o = &b->dsos.v[j];
+	const struct dso *d = &b->sb.dsos.v[i];
+	for (size_t j = 0; j < b->sb.dsos.n; j++) {
+		const struct dso *o = &b->sb.dsos.v[j];
 		if (j == i || !o->id.size || o->kernel != d->kernel || strcmp(o->name, d->name))
 			continue;
 		if (o->hits > d->hits || (o->hits == d->hits && j < i))
@@ -263,7 +155,7 @@ static bool shadowed(const struct buildids *b, size_t i)
 
 static bool feature_worthy(const struct buildids *b, size_t i, bool all)
 {
-	const struct dso *d = &b->dsos.v[i];
+	const struct dso *d = &b->sb.dsos.v[i];
 	return d->id.size && listed(d, all) && (d->name[0] == '/' || d->name[0] == '[') && !shadowed(b, i);
 }
 
@@ -272,8 +164,8 @@ int buildids_feature(const struct buildids *b, bool all, struct buf *out, size_t
 	*nr = 0;
 	/* The kernel first, as perf record writes it. */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < b->dsos.n; i++) {
-			const struct dso *d = &b->dsos.v[i];
+		for (size_t i = 0; i < b->sb.dsos.n; i++) {
+			const struct dso *d = &b->sb.dsos.v[i];
 			if (d->kernel != (pass == 0) || !feature_worthy(b, i, all))
 				continue;
 			uint16_t misc = (d->kernel ? PD_MISC_KERNEL : PD_MISC_USER) | PD_MISC_BUILD_ID_SIZE;
@@ -357,8 +249,8 @@ int buildids_cache(const struct buildids *b, bool all, const struct build_id *ke
 		   const struct store *s, struct buildids_cached *res, struct err *e)
 {
 	memset(res, 0, sizeof(*res));
-	for (size_t i = 0; i < b->dsos.n; i++) {
-		const struct dso *d = &b->dsos.v[i];
+	for (size_t i = 0; i < b->sb.dsos.n; i++) {
+		const struct dso *d = &b->sb.dsos.v[i];
 		if (!feature_worthy(b, i, all) || !store_name_ok(d->name))
 			continue;
 		if (store_has(s, &d->id)) {

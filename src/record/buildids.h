@@ -23,18 +23,14 @@
 #include "buildid/idcache.h"
 #include "buildid/store.h"
 #include "psrec/perf_data.h"
-#include "session/dso.h"
-#include "session/maps.h"
+#include "session/sideband.h"
 #include "util/buf.h"
 #include "util/err.h"
 
 struct buildids {
-	struct dsos dsos;
-	struct maps maps;
+	struct sideband sb;         /* the DSOs (with hit counts) and maps */
 	uint64_t samples;
 	uint64_t unresolved;        /* addresses in no known map */
-	int32_t kernel_dso;         /* index of [kernel.kallsyms], -1 */
-	int32_t vdso_dso;           /* index of the first [vdso], -1 */
 };
 
 void buildids_init(struct buildids *b);

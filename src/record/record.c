@@ -288,7 +288,7 @@ static void collect_build_ids(struct recording *r)
 	r->env.res->nr_buildids = listed;
 	record_notice(r->env.hooks, RECORD_NOTICE_VERBOSE,
 		      "build-ids: %zu DSOs listed (of %zu mapped), %" PRIu64 " addresses in no known map, %" PRIu64 " files read",
-		      listed, r->bids.dsos.n, r->bids.unresolved, r->ids.files_read);
+		      listed, r->bids.sb.dsos.n, r->bids.unresolved, r->ids.files_read);
 }
 
 /* Copy the listed DSOs into ~/.debug, once the file is complete: a slow

@@ -122,11 +122,11 @@ static void scan(struct buf *recs, struct buildids *b)
 
 static const struct dso *dso_named(const struct buildids *b, const char *name, const char *hex)
 {
-	for (size_t i = 0; i < b->dsos.n; i++) {
+	for (size_t i = 0; i < b->sb.dsos.n; i++) {
 		char h[BUILD_ID_HEX_MAX];
-		build_id_hex(&b->dsos.v[i].id, h);
-		if (strcmp(b->dsos.v[i].name, name) == 0 && (!hex || strcmp(h, hex) == 0))
-			return &b->dsos.v[i];
+		build_id_hex(&b->sb.dsos.v[i].id, h);
+		if (strcmp(b->sb.dsos.v[i].name, name) == 0 && (!hex || strcmp(h, hex) == 0))
+			return &b->sb.dsos.v[i];
 	}
 	fail_msg("no DSO %s %s", name, hex ? hex : "");
 	return NULL;
@@ -164,7 +164,7 @@ static void test_buildids_hits_at_the_samples_time(void **state)
 	const struct dso *k = dso_named(&b, "[kernel.kallsyms]", KERNEL);
 	assert_int_equal(k->hits, 1);
 	assert_true(k->kernel);
-	assert_int_equal(b.kernel_dso, (int32_t)(k - b.dsos.v));
+	assert_int_equal(b.sb.kernel_dso, (int32_t)(k - b.sb.dsos.v));
 
 	/* The payload: the kernel first; one id per name, the most hit; no
 	 * DSO samples missed. */
