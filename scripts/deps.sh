@@ -10,8 +10,10 @@ PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-
 # (memcheck over -a and recover).
 # The shellcheck linter, run over every shell script by test.sh. zstd for
 # tar --zstd (psrec archive tests); libc6-dbg so the build-id tests see a
-# stripped library with a separate debug file.
-PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind shellcheck zstd libc6-dbg"
+# stripped library with a separate debug file. chromium and nodejs for the
+# flamegraph browser test; not npm: nodesource's nodejs bundles it and
+# conflicts with Debian's npm package.
+PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind shellcheck zstd libc6-dbg chromium nodejs"
 # clang and libFuzzer for the fuzz targets (scripts/fuzz.sh).
 PSREC_FUZZ_DEPS="clang libclang-rt-14-dev"
 
