@@ -1,7 +1,8 @@
 #!/bin/bash
 # demo.sh - install dependencies (and perf) when missing, build psrec,
 # record the bundled demo workload (tests/workloads/spin: three functions
-# burning 60/30/10% of the CPU), and print perf report of it.
+# burning 60/30/10% of the CPU) with call chains, print perf report of it,
+# and draw its flamegraph with psrec flamegraph (no perf needed for that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -16,8 +17,13 @@ fi
 ninja -C build psrec tests/spin >/dev/null
 
 out=${PSREC_DEMO_OUT:-demo.data}
-echo "== psrec -o $out -- build/tests/spin 2 2"
-build/psrec -o "$out" -- build/tests/spin 2 2
+svg=${out%.data}.svg
+echo "== psrec -g -o $out -- build/tests/spin 2 2"
+build/psrec -g -o "$out" -- build/tests/spin 2 2
 echo
-echo "== perf report -i $out --stdio --no-children --sort comm,dso,sym"
-perf report -i "$out" --stdio --no-children --sort comm,dso,sym 2>/dev/null | grep -v '^$' | head -20
+echo "== perf report -i $out --stdio --no-children -g none --sort comm,dso,sym"
+perf report -i "$out" --stdio --no-children -g none --sort comm,dso,sym 2>/dev/null | grep -v '^$' | head -20
+echo
+echo "== psrec flamegraph -i $out -o $svg"
+build/psrec flamegraph -i "$out" -o "$svg"
+echo "open $(realpath "$svg") in a browser (hover, click to zoom, search)"

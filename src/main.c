@@ -7,6 +7,9 @@
  *   128+N the command, or psrec itself, was stopped by signal N.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +19,9 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "flame/flamegraph.h"
+#include "fold/cli.h"
+#include "fold/fold.h"
 #include "archive/archive.h"
 #include "buildid/store.h"
 #include "format/recover.h"
@@ -316,6 +322,166 @@ static int cmd_archive(int argc, char **argv)
 	return 0;
 }
 
+static const char fold_usage[] =
+"usage: psrec fold [-i FILE] [-o OUT] [options]\n"
+"\n"
+"Fold the samples of a perf.data (psrec's or perf's; file or stream, - for\n"
+"standard input; -z compressed or not) into FlameGraph's folded stacks, one\n"
+"line per distinct stack, sorted: comm;outermost;...;innermost COUNT\n"
+"\n"
+"  -i, --input=FILE      the recording (default perf.data)\n"
+"  -o, --output=OUT      where the lines go (default standard output)\n"
+"      --event=NAME      the event to fold (default: the first sampling one)\n"
+"      --pid=PID, --tid=TID, --comm=NAME   only these samples\n"
+"      --time=START,END  only samples in [START, END], seconds as perf script prints them\n"
+"      --no-kernel       drop kernel frames\n"
+"      --period          weight by period (e.g. ns of cpu-clock), not by sample\n"
+"      --buildid-dir=DIR the build-id cache (default ~/.debug; an unpacked psrec archive)\n"
+"      --symfs=DIR       look for binaries under DIR\n"
+"      --no-demangle     keep C++ and Rust names mangled\n";
+
+static const char flamegraph_usage[] =
+"usage: psrec flamegraph [-i FILE] [-o flame.svg] [options]\n"
+"       psrec flamegraph --diff BASE.data NEW.data [-o diff.svg] [options]\n"
+"\n"
+"Draw the samples of a perf.data as one self-contained interactive SVG\n"
+"(hover, click to zoom, search), or with --diff the change from BASE to NEW\n"
+"(widths from NEW; red grew, blue shrank, by share of all samples).\n"
+"\n"
+"  -i, --input=FILE      the recording (default perf.data)\n"
+"  -o, --output=SVG      the drawing (default flame.svg)\n"
+"      --title=TEXT      its title\n"
+"      --width=PX        its width (default 1200)\n"
+"      --reverse, --icicle  roots at the top\n"
+"  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
+"  --no-kernel, --period, --buildid-dir, --symfs, --no-demangle).\n";
+
+/* One warning for what could not be named, one notice for the event. */
+static void fold_report(const char *input, const struct fold_result *r)
+{
+	if (r->event_chosen)
+		fprintf(stderr, "psrec: %s: folding event %s (the first sampling event; --event picks another)\n",
+			input, r->event);
+	if (r->sym.unresolved && r->sym_dsos[0])
+		fprintf(stderr, "psrec: %s: %" PRIu64 " of %" PRIu64 " frames not symbolized: %s\n", input,
+			r->sym.unresolved, r->sym.frames, r->sym_dsos);
+	if (r->kept == 0)
+		fprintf(stderr, "psrec: %s: no samples of %s%s\n", input, r->event,
+			r->samples ? " passed the filters" : "");
+}
+
+/* Write to path through a temporary beside it, renamed at the end: a
+ * failed run never leaves a partial file at path. "-": stdout. */
+static FILE *out_open(const char *path, char *tmp, size_t len)
+{
+	if (strcmp(path, "-") == 0) {
+		tmp[0] = '\0';
+		return stdout;
+	}
+	snprintf(tmp, len, "%s.XXXXXX", path);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	fchmod(fd, 0644);
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+	}
+	return f;
+}
+
+static int out_close(FILE *f, const char *path, const char *tmp, bool ok)
+{
+	if (!tmp[0])
+		return ok && fflush(f) == 0 ? 0 : -EIO;
+	int err = fclose(f) == 0 ? 0 : -errno;
+	if (ok && !err && rename(tmp, path) != 0)
+		err = -errno;
+	if (!ok || err)
+		unlink(tmp);
+	return err;
+}
+
+static int cmd_fold_or_flame(int argc, char **argv, bool flame)
+{
+	struct fold_cli cli;
+	struct err e = { "" };
+	if (fold_cli_parse(argc, argv, flame, &cli, &e)) {
+		fprintf(stderr, "psrec: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	if (cli.help) {
+		fputs(flame ? flamegraph_usage : fold_usage, stdout);
+		return 0;
+	}
+	const char *out = cli.output ? cli.output : flame ? "flame.svg" : "-";
+	struct fold_result base = { 0 }, cur = { 0 };
+	bool have_base = false;
+	int err = 0;
+	if (cli.diff_base) {
+		struct fold_config bc = cli.fold;
+		bc.input = cli.diff_base;
+		err = fold_run(&bc, &base, &e);
+		have_base = true;
+		if (!err)
+			fold_report(bc.input, &base);
+		cli.fold.input = cli.diff_new;
+	}
+	if (!err) {
+		err = fold_run(&cli.fold, &cur, &e);
+		if (!err)
+			fold_report(cli.fold.input, &cur);
+	}
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-err));
+		fold_free(&cur);
+		if (have_base)
+			fold_free(&base);
+		return EXIT_RUNTIME;
+	}
+	char tmp[PATH_MAX];
+	FILE *f = out_open(out, tmp, sizeof(tmp));
+	if (!f) {
+		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(errno));
+		fold_free(&cur);
+		if (have_base)
+			fold_free(&base);
+		return EXIT_RUNTIME;
+	}
+	if (!flame) {
+		err = fold_write(f, &cur, &e);
+	} else {
+		struct flame_stack *cs = NULL, *bs = NULL;
+		char sub[256];
+		snprintf(sub, sizeof(sub), "%s, %" PRIu64 " samples%s", cur.event, cur.kept,
+			 cli.fold.period ? " (weighted by period)" : "");
+		struct flame_config fc = { cli.title, sub, cli.width, cli.icicle, cli.fold.period ? "period" : "samples" };
+		err = stacks_export(&cur.stacks, &cs);
+		if (!err && have_base)
+			err = stacks_export(&base.stacks, &bs);
+		if (!err && have_base)
+			err = flamegraph_write_diff(f, bs, base.stacks.n, cs, cur.stacks.n, &fc, &e);
+		else if (!err)
+			err = flamegraph_write(f, cs, cur.stacks.n, &fc, &e);
+		free(cs);
+		free(bs);
+	}
+	int cerr = out_close(f, out, tmp, !err);
+	if (!err && cerr)
+		snprintf(e.msg, sizeof(e.msg), "cannot write %s: %s", out, strerror(-cerr));
+	fold_free(&cur);
+	if (have_base)
+		fold_free(&base);
+	if (err || cerr) {
+		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-(err ? err : cerr)));
+		return EXIT_RUNTIME;
+	}
+	if (flame && strcmp(out, "-") != 0)
+		fprintf(stderr, "psrec: wrote %s\n", out);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* "psrec recover FILE", "psrec archive ..."; anything else records
@@ -324,5 +490,9 @@ int main(int argc, char **argv)
 		return cmd_recover(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "archive") == 0)
 		return cmd_archive(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "fold") == 0)
+		return cmd_fold_or_flame(argc - 1, argv + 1, false);
+	if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
+		return cmd_fold_or_flame(argc - 1, argv + 1, true);
 	return cmd_record(argc, argv);
 }

@@ -1,1 +1,294 @@
-/* fold.c - placeholder until implemented. */
+/*
+ * fold.c - a recording to weighted stacks (see fold.h).
+ */
+#include "fold.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/sample.h"
+#include "psrec/perf_data.h"
+#include "session/sideband.h"
+
+/* Frames kept per sample: the kernel's perf_event_max_stack tops at 127
+ * by default, and dwarf chains are unwound later (issue 14). */
+#define FOLD_MAX_FRAMES 1024
+
+static const char unknown_comm[] = "[unknown]";
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Kernel and user record types psrec knows (perf 6.1's set); anything
+ * else is skipped and counted. */
+static bool known_type(uint32_t t)
+{
+	return (t >= PD_RECORD_MMAP && t <= PD_RECORD_AUX_OUTPUT_HW_ID) ||
+	       (t >= PD_RECORD_HEADER_ATTR && t <= 82);
+}
+
+struct fold_ctx {
+	const struct fold_config *c;
+	struct fold_result *r;
+	struct reader rd;
+	bool rd_open;
+	struct events ev;
+	struct sideband *sb;        /* r->sideband: it owns the thread names */
+	int attr;                   /* the folded event's attr index */
+	struct flame_frame frames[FOLD_MAX_FRAMES + 1];
+	uint64_t chain_ip[FOLD_MAX_FRAMES];
+	int chain_mode[FOLD_MAX_FRAMES];
+};
+
+static int choose_event(struct fold_ctx *x, struct err *e)
+{
+	const struct fold_config *c = x->c;
+	if (c->event) {
+		x->attr = events_find(&x->ev, c->event);
+		if (x->attr < 0) {
+			char list[512];
+			events_list(&x->ev, list, sizeof(list));
+			return err_set(e, -ENOENT, "%s has no event '%s'; it has: %s", c->input, c->event, list);
+		}
+	} else {
+		x->attr = events_first_sampling(&x->rd);
+		if (x->attr < 0)
+			return err_set(e, -ENOENT, "%s has no events", c->input);
+		size_t sampling = 0;
+		for (size_t i = 0; i < x->rd.nr_attrs; i++)
+			sampling += x->rd.attrs[i].attr.sample_period != 0;
+		x->r->event_chosen = sampling > 1;
+	}
+	snprintf(x->r->event, sizeof(x->r->event), "%s", x->ev.name[x->attr]);
+	return 0;
+}
+
+/* The frame of one address. */
+static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time, int mode, struct flame_frame *f)
+{
+	const struct maps_entry *m = sideband_map(x->sb, pid, ip, time, mode);
+	bool kernel = mode == PD_MISC_KERNEL || mode == PD_MISC_GUEST_KERNEL;
+	struct sym_dso d = { 0 };
+	const struct sym_dso *dp = NULL;
+	uint64_t start = 0, pgoff = 0;
+	if (m) {
+		const struct dso *o = &x->sb->dsos.v[m->dso];
+		d = (struct sym_dso){ o->name, &o->id, o->kernel };
+		dp = &d;
+		start = m->start;
+		pgoff = m->pgoff;
+	} else if (kernel) {
+		/* No kernel map (kptr_restrict when recording): kallsyms
+		 * may still name it. */
+		d = (struct sym_dso){ SIDEBAND_KERNEL_NAME, NULL, true };
+		dp = &d;
+	}
+	struct sym_frame sf;
+	int err = symbolizer_frame(x->r->symbolizer, dp, start, pgoff, ip, pid, &sf);
+	if (err)
+		return err;
+	f->name = sf.name;
+	f->kind = kernel ? SYM_KIND_KERNEL : sf.kind;
+	return 0;
+}
+
+static bool keep(const struct fold_ctx *x, const struct sample *s, const char *comm)
+{
+	const struct fold_config *c = x->c;
+	if (c->pid >= 0 && (int32_t)s->pid != c->pid)
+		return false;
+	if (c->tid >= 0 && (int32_t)s->tid != c->tid)
+		return false;
+	if (s->time < c->time_start || s->time > c->time_end)
+		return false;
+	return !c->comm || (comm && strcmp(comm, c->comm) == 0);
+}
+
+static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, const struct reader_attr *a)
+{
+	struct sample s;
+	if (sample_parse(a->attr.sample_type, rec->data, rec->size, &s))
+		return 0; /* counted as read, not folded: its fields do not fit */
+	struct fold_result *r = x->r;
+	r->samples++;
+	const char *comm = sideband_comm(x->sb, (int32_t)s.tid, s.time);
+	if (!comm)
+		comm = sideband_comm(x->sb, (int32_t)s.pid, s.time);
+	if (!keep(x, &s, comm))
+		return 0;
+	int mode = rec->misc & PD_MISC_CPUMODE_MASK;
+	size_t n = 0;
+	if (s.nr_callchain) {
+		for (uint64_t i = 0; i < s.nr_callchain && n < FOLD_MAX_FRAMES; i++) {
+			uint64_t ip = get_u64(s.callchain + 8 * i);
+			if (sample_chain_marker(ip, &mode))
+				continue;
+			x->chain_ip[n] = ip;
+			x->chain_mode[n++] = mode;
+		}
+	}
+	if (n == 0 && (a->attr.sample_type & PD_SAMPLE_IP)) {
+		x->chain_ip[0] = s.ip;
+		x->chain_mode[n++] = rec->misc & PD_MISC_CPUMODE_MASK;
+	}
+	size_t nf = 0;
+	x->frames[nf++] = (struct flame_frame){ comm ? comm : unknown_comm, SYM_KIND_USER };
+	/* The chain is innermost first; a folded line outermost first. */
+	for (size_t i = n; i-- > 0;) {
+		int m = x->chain_mode[i];
+		bool kernel = m == PD_MISC_KERNEL || m == PD_MISC_GUEST_KERNEL;
+		if (kernel && x->c->no_kernel)
+			continue;
+		int err = frame_of(x, (int32_t)s.pid, x->chain_ip[i], s.time, m, &x->frames[nf]);
+		if (err)
+			return err;
+		nf++;
+	}
+	if (nf == 1)
+		return 0; /* only kernel frames, and --no-kernel */
+	uint64_t w = x->c->period ? s.period : 1;
+	if (!r->kept || s.time < r->first_time)
+		r->first_time = s.time;
+	if (s.time > r->last_time)
+		r->last_time = s.time;
+	r->kept++;
+	return stacks_add(&r->stacks, x->frames, nf, w);
+}
+
+static int fold_samples(struct fold_ctx *x, struct err *e)
+{
+	struct reader_record rec;
+	int n;
+	while ((n = reader_next(&x->rd, &rec, e)) > 0) {
+		if (!known_type(rec.type)) {
+			x->r->unknown_records++;
+			continue;
+		}
+		if (rec.type != PD_RECORD_SAMPLE)
+			continue;
+		const struct reader_attr *a = reader_record_attr(&x->rd, &rec);
+		if (!a || a - x->rd.attrs != x->attr)
+			continue;
+		int err = fold_sample(x, &rec, a);
+		if (err)
+			return err_set(e, err, "out of memory folding %s", x->c->input);
+	}
+	return n;
+}
+
+int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	stacks_init(&r->stacks);
+	struct fold_ctx *x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->c = c;
+	x->r = r;
+	r->sideband = calloc(1, sizeof(*r->sideband));
+	if (!r->sideband) {
+		free(x);
+		return -ENOMEM;
+	}
+	sideband_init(r->sideband);
+	x->sb = r->sideband;
+	struct err re = { "" };
+	int err = reader_open_file(&x->rd, c->input, &re);
+	if (err) {
+		err_set(e, err, "%s: %s", strcmp(c->input, "-") ? c->input : "standard input", re.msg);
+		goto out;
+	}
+	x->rd_open = true;
+	err = events_read(&x->ev, &x->rd);
+	if (!err)
+		err = choose_event(x, e);
+	if (!err)
+		err = symbolizer_open(&r->symbolizer, &c->sym, e);
+	if (!err && (err = sideband_load(x->sb, &x->rd, &re)) != 0)
+		err_set(e, err, "%s: %s", c->input, re.msg);
+	if (!err && (err = fold_samples(x, &re)) != 0 && !err_is_set(e))
+		err_set(e, err, "%s: %s", c->input, re.msg);
+	if (!err)
+		symbolizer_stats(r->symbolizer, &r->sym, r->sym_dsos, sizeof(r->sym_dsos));
+out:
+	if (x->rd_open)
+		reader_close(&x->rd);
+	events_free(&x->ev);
+	free(x);
+	return err;
+}
+
+/* ';' separates frames and a newline ends the line: neither may appear
+ * inside a name. */
+static int put_name(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		char ch = *s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s;
+		if (putc(ch, out) == EOF)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fold_write(FILE *out, const struct fold_result *r, struct err *e)
+{
+	const struct stacks *s = &r->stacks;
+	char **lines = calloc(s->n ? s->n : 1, sizeof(*lines));
+	if (!lines)
+		return -ENOMEM;
+	int err = 0;
+	for (size_t i = 0; i < s->n && !err; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m) {
+			err = -ENOMEM;
+			break;
+		}
+		const struct flame_frame *f = s->pool + s->v[i].off;
+		for (uint32_t k = 0; k < s->v[i].nr && !err; k++) {
+			if (k)
+				putc(';', m);
+			err = put_name(m, f[k].name);
+		}
+		fprintf(m, " %" PRIu64 "\n", s->v[i].weight);
+		if (fclose(m) != 0 && !err)
+			err = -ENOMEM;
+		lines[i] = buf;
+	}
+	if (!err) {
+		qsort(lines, s->n, sizeof(*lines), cmp_line);
+		for (size_t i = 0; i < s->n; i++)
+			fputs(lines[i], out);
+		if (fflush(out) != 0 || ferror(out))
+			err = err_set(e, -EIO, "cannot write the folded stacks: %s", strerror(errno));
+	}
+	for (size_t i = 0; i < s->n; i++)
+		free(lines[i]);
+	free(lines);
+	return err;
+}
+
+void fold_free(struct fold_result *r)
+{
+	stacks_free(&r->stacks);
+	if (r->symbolizer)
+		symbolizer_close(r->symbolizer);
+	r->symbolizer = NULL;
+	if (r->sideband) {
+		sideband_free(r->sideband);
+		free(r->sideband);
+	}
+	r->sideband = NULL;
+}

@@ -249,6 +249,7 @@ static int open_file_format(struct reader *r, struct err *e)
 	r->data_begin = h->data.offset;
 	r->data_end = h->data.offset + h->data.size;
 	r->pos = r->data_begin;
+	r->released = 0;
 	read_mmap_len(r);
 	return 0;
 }
@@ -350,6 +351,7 @@ void reader_close(struct reader *r)
 void reader_rewind(struct reader *r)
 {
 	r->pos = r->data_begin;
+	r->released = 0;
 	r->dpos = 0;
 	zdecode_reset(&r->z);
 }
@@ -406,6 +408,22 @@ static int next_decompressed(struct reader *r, struct reader_record *rec, struct
 }
 
 static int next_raw(struct reader *r, struct reader_record *rec, struct err *e);
+
+/* A mapped file's pages already read are dropped from memory every
+ * READER_RELEASE bytes, so a pass over a 10 GB recording does not grow
+ * the reader's resident set to 10 GB (they fault back in from the file if
+ * touched again, after a rewind say). */
+#define READER_RELEASE ((uint64_t)64 << 20)
+static void release_behind(struct reader *r)
+{
+	if (!r->mapped || r->pos < r->released + 2 * READER_RELEASE)
+		return;
+	uint64_t end = (r->pos - READER_RELEASE) & ~(uint64_t)4095;
+	uint64_t start = r->released & ~(uint64_t)4095;
+	if (end > start)
+		madvise((void *)(uintptr_t)(r->base + start), end - start, MADV_DONTNEED);
+	r->released = end;
+}
 
 int reader_next(struct reader *r, struct reader_record *rec, struct err *e)
 {
@@ -468,6 +486,7 @@ static int next_raw(struct reader *r, struct reader_record *rec, struct err *e)
 	rec->size = h.size;
 	rec->data = r->base + r->pos;
 	r->pos += h.size;
+	release_behind(r);
 	return 1;
 }
 

@@ -56,6 +56,7 @@ struct reader {
 	size_t nr_attrs;
 	uint64_t *id_store;         /* aligned copy of every ids array */
 	uint64_t data_begin, data_end, pos;
+	uint64_t released;          /* mapped input below this was dropped from memory */
 	bool pipe;                  /* pipe format: attrs and features are records */
 	struct reader_blob pipe_feat[PD_FEAT_BITS];
 	/* decompression of COMPRESSED records */

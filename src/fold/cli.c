@@ -1,0 +1,156 @@
+/*
+ * cli.c - psrec fold / flamegraph options (see cli.h).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	KEY_EVENT = 256, KEY_PID, KEY_TID, KEY_COMM, KEY_NO_KERNEL, KEY_PERIOD, KEY_TIME,
+	KEY_BUILDID_DIR, KEY_SYMFS, KEY_NO_DEMANGLE, KEY_TITLE, KEY_WIDTH, KEY_ICICLE, KEY_DIFF,
+};
+
+static int parse_id(const char *opt, const char *s, int32_t *out, struct err *e)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > INT32_MAX)
+		return err_set(e, -EINVAL, "%s '%s': expected a process or thread id", opt, s);
+	*out = (int32_t)v;
+	return 0;
+}
+
+/* Seconds with up to 9 decimals ("123.456") to ns; "" is "no bound". */
+static int parse_seconds(const char *s, size_t n, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
+	size_t i = 0;
+	if (n == 0)
+		return 1;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (sec > UINT64_MAX / 10 / 1000000000ULL)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(s[i] - '0') * scale;
+			}
+	}
+	if (i != n || (i == 1 && s[0] == '.'))
+		return -EINVAL;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+static int parse_time(const char *s, struct fold_config *c, struct err *e)
+{
+	const char *comma = strchr(s, ',');
+	if (!comma)
+		return err_set(e, -EINVAL, "--time '%s': expected START,END in seconds (either may be empty), "
+			       "as perf script prints times", s);
+	int a = parse_seconds(s, (size_t)(comma - s), &c->time_start);
+	int b = parse_seconds(comma + 1, strlen(comma + 1), &c->time_end);
+	if (a < 0 || b < 0 || (a == 0 && b == 0 && c->time_end < c->time_start))
+		return err_set(e, -EINVAL, "--time '%s': expected START,END in seconds with START <= END", s);
+	return 0;
+}
+
+int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli, struct err *e)
+{
+	static const struct option common[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "event", required_argument, NULL, KEY_EVENT },
+		{ "pid", required_argument, NULL, KEY_PID },
+		{ "tid", required_argument, NULL, KEY_TID },
+		{ "comm", required_argument, NULL, KEY_COMM },
+		{ "no-kernel", no_argument, NULL, KEY_NO_KERNEL },
+		{ "period", no_argument, NULL, KEY_PERIOD },
+		{ "time", required_argument, NULL, KEY_TIME },
+		{ "buildid-dir", required_argument, NULL, KEY_BUILDID_DIR },
+		{ "symfs", required_argument, NULL, KEY_SYMFS },
+		{ "no-demangle", no_argument, NULL, KEY_NO_DEMANGLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "title", required_argument, NULL, KEY_TITLE },
+		{ "width", required_argument, NULL, KEY_WIDTH },
+		{ "reverse", no_argument, NULL, KEY_ICICLE },
+		{ "icicle", no_argument, NULL, KEY_ICICLE },
+		{ "diff", no_argument, NULL, KEY_DIFF },
+		{ NULL, 0, NULL, 0 },
+	};
+	memset(cli, 0, sizeof(*cli));
+	struct fold_config *c = &cli->fold;
+	c->input = "perf.data";
+	c->pid = c->tid = -1;
+	c->time_end = UINT64_MAX;
+	c->sym.demangle = true;
+	bool diff = false;
+	const char *sub = flamegraph ? "flamegraph" : "fold";
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+:i:o:h", common, NULL)) != -1) {
+		int err = 0;
+		switch (ch) {
+		case 'i': c->input = optarg; break;
+		case 'o': cli->output = optarg; break;
+		case 'h': cli->help = true; break;
+		case KEY_EVENT: c->event = optarg; break;
+		case KEY_PID: err = parse_id("--pid", optarg, &c->pid, e); break;
+		case KEY_TID: err = parse_id("--tid", optarg, &c->tid, e); break;
+		case KEY_COMM: c->comm = optarg; break;
+		case KEY_NO_KERNEL: c->no_kernel = true; break;
+		case KEY_PERIOD: c->period = true; break;
+		case KEY_TIME: err = parse_time(optarg, c, e); break;
+		case KEY_BUILDID_DIR: c->sym.buildid_dir = optarg; break;
+		case KEY_SYMFS: c->sym.symfs = optarg; break;
+		case KEY_NO_DEMANGLE: c->sym.demangle = false; break;
+		case KEY_TITLE: case KEY_WIDTH: case KEY_ICICLE: case KEY_DIFF:
+			if (!flamegraph)
+				return err_set(e, -EINVAL, "fold: unknown option '%s'; see psrec fold --help", argv[optind - 1]);
+			if (ch == KEY_TITLE)
+				cli->title = optarg;
+			else if (ch == KEY_ICICLE)
+				cli->icicle = true;
+			else if (ch == KEY_DIFF)
+				diff = true;
+			else {
+				char *end;
+				unsigned long w = strtoul(optarg, &end, 10);
+				if (*optarg < '0' || *optarg > '9' || *end || w < 200 || w > 100000)
+					return err_set(e, -EINVAL, "--width '%s': expected pixels from 200 to 100000", optarg);
+				cli->width = (unsigned)w;
+			}
+			break;
+		case ':':
+			return err_set(e, -EINVAL, "%s: option '%s' needs an argument", sub, argv[optind - 1]);
+		default:
+			return err_set(e, -EINVAL, "%s: unknown option '%s'; see psrec %s --help", sub, argv[optind - 1], sub);
+		}
+		if (err)
+			return err;
+	}
+	if (cli->help)
+		return 0;
+	int rest = argc - optind;
+	if (diff) {
+		if (rest != 2)
+			return err_set(e, -EINVAL, "flamegraph --diff takes two recordings: psrec flamegraph --diff BASE.data NEW.data");
+		cli->diff_base = argv[optind];
+		cli->diff_new = argv[optind + 1];
+		return 0;
+	}
+	if (rest > 0)
+		return err_set(e, -EINVAL, "%s: unexpected argument '%s' (the input is -i FILE)", sub, argv[optind]);
+	return 0;
+}

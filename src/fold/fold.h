@@ -1,0 +1,61 @@
+/*
+ * fold.h - a recording to weighted stacks: what psrec fold prints and
+ * psrec flamegraph draws.
+ *
+ * The side band is loaded first (session/sideband.h), then every sample
+ * of the chosen event is resolved at its own time against the maps its
+ * process had then, symbolized (symbol/symbolizer.h) and added to the
+ * distinct stacks (stacks.h). Memory grows with the distinct stacks and
+ * DSOs, not with the samples. Any perf.data: psrec's or perf's, file or
+ * pipe format (a stream is read whole first), compressed or not. Record
+ * types psrec does not know are skipped and counted, never fatal.
+ */
+#ifndef PSREC_FOLD_FOLD_H
+#define PSREC_FOLD_FOLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fold/events.h"
+#include "fold/stacks.h"
+#include "session/sideband.h"
+#include "symbol/symbolizer.h"
+#include "util/err.h"
+
+struct fold_config {
+	const char *input;          /* a path, "-" for standard input */
+	const char *event;          /* NULL: the first sampling event */
+	int32_t pid, tid;           /* -1: every one */
+	const char *comm;           /* NULL: every thread name */
+	bool no_kernel;             /* drop kernel frames */
+	bool period;                /* weight by period, not by sample */
+	uint64_t time_start, time_end; /* sample times kept, ns: [start, end] */
+	struct sym_config sym;
+};
+
+struct fold_result {
+	struct stacks stacks;       /* frame 0 is the thread name */
+	char event[EVENTS_NAME_MAX];
+	bool event_chosen;          /* several sampling events: said which */
+	uint64_t samples;           /* of the event, before the filters */
+	uint64_t kept;              /* after the filters */
+	uint64_t unknown_records;   /* record types skipped */
+	uint64_t first_time, last_time;
+	struct sym_stats sym;
+	char sym_dsos[512];         /* the DSOs that went unresolved */
+	struct symbolizer *symbolizer; /* owns the frame names */
+	struct sideband *sideband;  /* owns the thread names */
+};
+
+/* Fold c->input into *r (to be freed with fold_free in every case).
+ * -errno with *e: one line naming the file (and the offset where its data
+ * stops reading). */
+int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e);
+
+/* The folded lines, sorted: "comm;outer;...;inner COUNT\n". */
+int fold_write(FILE *out, const struct fold_result *r, struct err *e);
+
+void fold_free(struct fold_result *r);
+
+#endif
