@@ -99,7 +99,7 @@ int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli,
 	optind = 1;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+:i:o:h", common, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":i:o:h", common, NULL)) != -1) {
 		int err = 0;
 		switch (ch) {
 		case 'i': c->input = optarg; break;

@@ -64,3 +64,38 @@ for mode in flame icicle; do
 	grep -c '^ok:' "$TMP/$mode.log" | sed "s/^/$mode: checks passed: /"
 done
 echo "PASS: flamegraph in $("$CHROMIUM" --version 2>/dev/null) with puppeteer-core $PUPPETEER_VERSION"
+
+# ---- psrec flamegraph of a real recording ---------------------------------
+
+if [ -n "${PSREC:-}" ] && [ -n "${SPIN:-}" ]; then
+	"$PSREC" -q -g -o "$TMP/spin.data" -- "$SPIN" 1 2 || fail "psrec -g spin failed"
+	"$PSREC" flamegraph -i "$TMP/spin.data" -o "$TMP/spin.svg" 2>"$TMP/fg.err" || fail "psrec flamegraph failed: $(cat "$TMP/fg.err")"
+	# What a search for hot_ must report: the share of samples under
+	# outermost frames matching it, from the frames the SVG draws.
+	want=$(python3 - "$TMP/spin.svg" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+root = ET.parse(sys.argv[1]).getroot()
+frames = root.findall(".//s:g[@class='f']", ns)
+total = int(frames[0].get("data-samples"))
+def rect(g):
+    r = g.find("s:rect", ns)
+    return float(r.get("x")), float(r.get("width")), float(r.get("y"))
+spans = []
+for g in frames:
+    if re.search("hot_", g.get("data-name")):
+        x, w, y = rect(g)
+        spans.append((x, x + w, int(g.get("data-samples"))))
+spans.sort()
+got, end = 0, -1.0
+for a, b, n in spans:
+    if a >= end - 1e-6:
+        got += n
+        end = b
+print("%.2f" % (100.0 * got / total))
+PY
+) || fail "the SVG of psrec flamegraph does not parse as XML"
+	node "$MJS" --screenshot="$TMP/spin.png" "$TMP/spin.svg" hot_b hot_ "$want" >"$TMP/spin.log" 2>&1 ||
+		{ cat "$TMP/spin.log" >&2; fail "psrec flamegraph's SVG does not work in $CHROMIUM (above)"; }
+	echo "ok: psrec flamegraph of spin in $CHROMIUM: renders, hot_b zooms, hot_ matches $want%"
+fi

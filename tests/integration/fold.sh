@@ -104,6 +104,21 @@ fold -i "$TMP/two.data" --event nosuch 2>"$TMP/ev.err" && fail "--event nosuch s
 grep -q "no event 'nosuch'; it has: cpu-clock" "$TMP/ev.err" || fail "--event nosuch: $(cat "$TMP/ev.err")"
 echo "ok: the first sampling event is folded and named; --event picks another"
 
+# ---- a replaced binary is refused, with one warning ------------------------
+
+mkdir -p "$TMP/app" "$TMP/home"
+cp "$SPIN" "$TMP/app/spin"
+HOME=$TMP/home "$PSREC" -q -N -o "$TMP/r.data" -- "$TMP/app/spin" 0.5 || fail "psrec of a copy of spin failed"
+HOME=$TMP/home fold -i "$TMP/r.data" >"$TMP/r1.folded" 2>/dev/null || fail "fold of r.data failed"
+grep -q 'hot_a' "$TMP/r1.folded" || fail "fold does not name hot_a while the binary is in place"
+cp "$DEEPREC" "$TMP/app/spin.new" && mv "$TMP/app/spin.new" "$TMP/app/spin"
+HOME=$TMP/home fold -i "$TMP/r.data" >"$TMP/r2.folded" 2>"$TMP/r2.err" || fail "fold after the rebuild failed"
+grep -q 'hot_\|rec_a\|leaf_burn' "$TMP/r2.folded" && fail "fold used the rebuilt binary's symbols: $(head -3 "$TMP/r2.folded")"
+grep -q 'spin+0x' "$TMP/r2.folded" || fail "the refused binary's frames are not spin+0xOFF: $(head -3 "$TMP/r2.folded")"
+{ [ "$(grep -c 'frames not symbolized' "$TMP/r2.err")" = 1 ] && grep -q "$TMP/app/spin" "$TMP/r2.err"; } ||
+	fail "no single warning naming the refused binary: $(cat "$TMP/r2.err")"
+echo "ok: a rebuilt binary is refused (spin+0xOFF frames) with one warning naming it"
+
 # ---- bad input ---------------------------------------------------------------
 
 # one_error CMD...: exit 1 and exactly one line on stderr.
