@@ -115,8 +115,9 @@ static bool is_function(const GElf_Sym *sym)
 	case STT_GNU_IFUNC:
 		return true;
 	case STT_NOTYPE:
-		/* hand-written assembly often leaves the type out, not the size */
-		return sym->st_size != 0;
+		/* Labels in code (hand-written assembly, ld.so's _dl_start_user)
+		 * name their code as perf report names it, up to the next symbol. */
+		return true;
 	default:
 		return false;
 	}
@@ -149,7 +150,8 @@ int elfsyms_read(Elf *e, struct symtab *t, struct strpool *p, size_t *added)
 		    !ends[sym.st_shndx])
 			continue;
 		const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
-		if (!name || !name[0])
+		/* "$x", "$d": ARM mapping symbols mark code and data, name nothing */
+		if (!name || !name[0] || name[0] == '$')
 			continue;
 		const char *pooled = strpool_intern(p, name, strlen(name));
 		if (!pooled)

@@ -14,11 +14,6 @@ static bool is_text(char type)
 }
 
 /* Global over local over weak, as for ELF symbols. */
-static uint32_t type_rank(char type)
-{
-	return type == 'T' ? 2 : type == 't' ? 1 : 0;
-}
-
 /* One line: the address, the type and the name (up to a tab or blank). */
 static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size_t *len)
 {
@@ -39,9 +34,11 @@ int kallsyms_read(FILE *f, struct symtab *t, struct strpool *p, uint64_t *text, 
 	size_t cap = 0;
 	uint64_t stext = 0;
 	int err = 0;
+	uint32_t nth = 0;
 	*text = 0;
 	*added = 0;
 	while (!err && getline(&line, &cap, f) >= 0) {
+		nth++;
 		uint64_t addr;
 		char type, *name;
 		size_t len;
@@ -52,7 +49,10 @@ int kallsyms_read(FILE *f, struct symtab *t, struct strpool *p, uint64_t *text, 
 		if (len == 6 && memcmp(name, "_stext", 6) == 0)
 			stext = addr;
 		const char *pooled = strpool_intern(p, name, len);
-		err = pooled ? symtab_add(t, addr, 0, UINT64_MAX, pooled, type_rank(type)) : -ENOMEM;
+		/* Of the names at one address perf report shows the last in the
+		 * file (it sizes each symbol up to the next address first, so the
+		 * earlier ones are empty): the line number ranks them alike. */
+		err = pooled ? symtab_add(t, addr, 0, UINT64_MAX, pooled, nth) : -ENOMEM;
 		if (!err)
 			(*added)++;
 	}

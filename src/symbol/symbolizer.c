@@ -656,7 +656,9 @@ static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char
 	struct symtab_sym *y = &t->sym[i];
 	if (s->demangle && !y->done) {
 		if (is_mangled(y->name)) {
-			char *dm = cplus_demangle(y->name, DMGL_PARAMS | DMGL_ANSI);
+			/* perf report and perf script drop the parameter lists unless -v
+			 * (DMGL_NO_OPTS): equal frames then fold as perf shows them. */
+			char *dm = cplus_demangle(y->name, DMGL_NO_OPTS);
 			if (dm) {
 				const char *p = strpool_intern(&s->pool, dm, strlen(dm));
 				free(dm);

@@ -52,6 +52,9 @@ static int add_cmp(const void *pa, const void *pb)
 	const struct symtab_add *a = pa, *b = pb;
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
+	/* perf's order: a sized symbol over a label, then by binding... */
+	if ((a->size != 0) != (b->size != 0))
+		return a->size ? -1 : 1;
 	if (a->rank != b->rank)
 		return a->rank > b->rank ? -1 : 1;
 	size_t ua = underscores(a->name), ub = underscores(b->name);

@@ -35,7 +35,7 @@ check_shares() {
 check_chains() {
 	perf script -i "$1" -F time,ip,sym --no-inline 2>/dev/null | awk '
 		/^ *[0-9]+\.[0-9]+:/ { if (t != "") print t "\t" c; t = $1; sub(/:$/, "", t); c = ""; next }
-		NF >= 2 { s = $2; if (s == "[unknown]") s = "?"; c = (c == "") ? s : s ";" c }
+		NF >= 2 { s = $0; sub(/^[ \t]*[0-9a-f]+ /, "", s); if (s == "[unknown]") s = "?"; c = (c == "") ? s : s ";" c }
 		END { if (t != "") print t "\t" c }' >"$TMP/chains.txt"
 	local n=0 bad=0 t want got
 	# every 7th sample with a unique time, up to 100

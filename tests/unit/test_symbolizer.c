@@ -385,7 +385,7 @@ static void test_perfmap(void **state)
 	assert_int_equal(f.kind, SYM_KIND_UNKNOWN);
 	assert_string_equal(frame(s, NULL, NULL, 0x10, FAKE_PID).name, "[unknown]");
 	/* demangled when asked, raw otherwise */
-	assert_string_equal(frame(s, NULL, NULL, 0x2040, FAKE_PID).name, "foo::bar()");
+	assert_string_equal(frame(s, NULL, NULL, 0x2040, FAKE_PID).name, "foo::bar");
 	assert_string_equal(frame(raw, NULL, NULL, 0x2040, FAKE_PID).name, "_ZN3foo3barEv");
 	assert_string_equal(frame(s, NULL, NULL, 0x5050, FAKE_PID + 1).name, "archived_fn");
 	assert_string_equal(frame(s, NULL, NULL, 0x5050, FAKE_PID + 2).name, "[unknown]");
@@ -426,8 +426,10 @@ static void test_kallsyms_from_cache(void **state)
 	struct symbolizer *s = open_sym(false);
 	struct sym_dso k = { "[kernel.kallsyms]", &id, true };
 	struct where m = { .start = 0xffffffff81000000, .pgoff = 0xffffffff81000000 };
+	/* of two names at one address, the later line, as perf report
+	 * picks it (memset / __pi_memset on this kernel) */
 	struct sym_frame f = frame(s, &k, &m, 0xffffffff81001234, -1);
-	assert_string_equal(f.name, "fake_start_kernel");
+	assert_string_equal(f.name, "weak_alias");
 	assert_int_equal(f.kind, SYM_KIND_KERNEL);
 	assert_string_equal(frame(s, &k, &m, 0xffffffff81002fff, -1).name, "fake_local");
 	/* D is not text: the address is still fake_local's */
@@ -435,7 +437,7 @@ static void test_kallsyms_from_cache(void **state)
 	assert_string_equal(frame(s, &k, &m, 0xffffffffc0000010, -1).name, "fake_mod_fn");
 	/* another boot, _text 16 MiB higher (KASLR): moved by the map's pgoff */
 	struct where moved = { .start = 0xffffffff82000000, .pgoff = 0xffffffff82000000 };
-	assert_string_equal(frame(s, &k, &moved, 0xffffffff82001234, -1).name, "fake_start_kernel");
+	assert_string_equal(frame(s, &k, &moved, 0xffffffff82001234, -1).name, "weak_alias");
 	f = frame(s, &k, &m, 0xffffffff80000000, -1);
 	assert_string_equal(f.name, "[unknown]");
 	assert_int_equal(f.kind, SYM_KIND_KERNEL);
