@@ -286,13 +286,98 @@ static int slurp_stdin(uint8_t **out, size_t *len, struct err *e)
 	return 0;
 }
 
+/* Map fd (a regular file) read-only and open it; name is for messages. */
+static int open_fd(struct reader *r, int fd, const char *name, struct err *e)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return err_set(e, -errno, "cannot stat %s: %s", name, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, -EINVAL, "%s is not a regular file", name);
+	size_t len = (size_t)st.st_size;
+	void *p = NULL;
+	if (len > 0) {
+		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			return err_set(e, -errno, "cannot map %s: %s", name, strerror(errno));
+	}
+	int err = reader_open_mem(r, p ? p : "", len, e);
+	if (err) {
+		if (p)
+			munmap(p, len);
+		return err;
+	}
+	r->mapped = p != NULL;
+	return 0;
+}
+
+/*
+ * A stream on standard input is spooled into an unnamed temporary file
+ * (O_TMPFILE under $TMPDIR or /tmp) and mapped like a file, so reading it
+ * costs disk, not memory: a pipe from a long perf record stays bounded.
+ * -EOPNOTSUPP when no such file can be made (the caller reads it into
+ * memory then).
+ */
+static int spool_stdin(int *out, struct err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && dir && *dir)
+		fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	static const size_t chunk = 1 << 20;
+	uint8_t *buf = malloc(chunk);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	int err = 0;
+	uint64_t off = 0;
+	for (;;) {
+		size_t k;
+		err = io_read_all(STDIN_FILENO, buf, chunk, &k);
+		if (err) {
+			err_set(e, err, "cannot read standard input: %s", strerror(-err));
+			break;
+		}
+		if (k && (err = io_pwrite_all(fd, buf, k, (off_t)off)) != 0) {
+			err_set(e, err, "cannot spool standard input to a temporary file: %s", strerror(-err));
+			break;
+		}
+		off += k;
+		if (k < chunk)
+			break;
+	}
+	free(buf);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*out = fd;
+	return 0;
+}
+
 int reader_open_file(struct reader *r, const char *path, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
 	if (strcmp(path, "-") == 0) {
+		struct stat st;
+		/* "< FILE": map it as it is. */
+		if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0)
+			return open_fd(r, STDIN_FILENO, "standard input", e);
+		int fd;
+		int err = spool_stdin(&fd, e);
+		if (err == 0) {
+			err = open_fd(r, fd, "standard input", e);
+			close(fd);
+			return err;
+		}
+		if (err != -EOPNOTSUPP)
+			return err;
 		uint8_t *buf = NULL;
 		size_t len = 0;
-		int err = slurp_stdin(&buf, &len, e);
+		err = slurp_stdin(&buf, &len, e);
 		if (err)
 			return err;
 		err = reader_open_mem(r, buf, len, e);
@@ -306,35 +391,9 @@ int reader_open_file(struct reader *r, const char *path, struct err *e)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(e, -errno, "cannot open %s: %s", path, strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int code = -errno;
-		close(fd);
-		return err_set(e, code, "cannot stat %s: %s", path, strerror(-code));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(e, -EINVAL, "%s is not a regular file", path);
-	}
-	size_t len = (size_t)st.st_size;
-	void *p = NULL;
-	if (len > 0) {
-		p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p == MAP_FAILED) {
-			int code = -errno;
-			close(fd);
-			return err_set(e, code, "cannot map %s: %s", path, strerror(-code));
-		}
-	}
+	int err = open_fd(r, fd, path, e);
 	close(fd);
-	int err = reader_open_mem(r, p ? p : "", len, e);
-	if (err) {
-		if (p)
-			munmap(p, len);
-		return err;
-	}
-	r->mapped = p != NULL;
-	return 0;
+	return err;
 }
 
 void reader_close(struct reader *r)

@@ -3,7 +3,8 @@
  *
  * Reads files written by psrec and by perf, in file or pipe format (a
  * stream saved from perf record -o -), native endian. The whole input is
- * mapped (or given as memory); every offset and length taken from it is
+ * mapped (standard input too: a pipe is spooled into an unnamed temporary
+ * file first), or given as memory; every offset and length taken from it is
  * bounds-checked before use, so truncated, oversized or garbage input
  * yields an error naming the offset, never a crash. Records of any type
  * are returned; callers skip types they do not know (the reader never

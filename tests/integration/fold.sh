@@ -74,10 +74,14 @@ check_chains "$TMP/pg.data" "perf record -g"
 "$PSREC" -q -g -z -o "$TMP/z.data" -- "$SPIN" 1 2 || fail "psrec -g -z failed"
 fold -i "$TMP/z.data" >"$TMP/z.folded" || fail "psrec fold of a -z file failed"
 check_shares "$TMP/z.data" "$TMP/z.folded" "-z"
+check_chains "$TMP/z.data" "-z"
 
 "$PSREC" -q -g -o - -- "$SPIN" 1 2 >"$TMP/pipe.data" || fail "psrec -o - failed"
-fold -i - <"$TMP/pipe.data" >"$TMP/pipe.folded" || fail "psrec fold -i - failed"
+# shellcheck disable=SC2002  # a pipe, not a file, on purpose
+cat "$TMP/pipe.data" | fold -i - >"$TMP/pipe.folded" || fail "psrec fold -i - from a pipe failed"
 check_shares "$TMP/pipe.data" "$TMP/pipe.folded" "pipe on stdin"
+fold -i - <"$TMP/pipe.data" | cmp -s - "$TMP/pipe.folded" || fail "fold -i - < FILE differs from the same bytes through a pipe"
+check_chains "$TMP/pipe.data" "pipe format"
 echo "ok: shares match perf report for psrec -g, perf record -g, -z and a stream on stdin"
 
 # ---- filters ---------------------------------------------------------------
