@@ -371,17 +371,28 @@ static void fold_report(const char *input, const struct fold_result *r)
 }
 
 /* Write to path through a temporary beside it, renamed at the end: a
- * failed run never leaves a partial file at path. "-": stdout. */
+ * failed run never leaves a partial file at path. "-": stdout. Anything
+ * but a regular file that exists at path (/dev/null, a FIFO, a terminal)
+ * is written in place: renaming over it would replace the device. */
 static FILE *out_open(const char *path, char *tmp, size_t len)
 {
-	if (strcmp(path, "-") == 0) {
-		tmp[0] = '\0';
+	tmp[0] = '\0';
+	if (strcmp(path, "-") == 0)
 		return stdout;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return NULL;
+		}
+		return fopen(path, "we");
 	}
 	snprintf(tmp, len, "%s.XXXXXX", path);
 	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		tmp[0] = '\0';
 		return NULL;
+	}
 	fchmod(fd, 0644);
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
@@ -393,9 +404,11 @@ static FILE *out_open(const char *path, char *tmp, size_t len)
 
 static int out_close(FILE *f, const char *path, const char *tmp, bool ok)
 {
-	if (!tmp[0])
+	if (f == stdout)
 		return ok && fflush(f) == 0 ? 0 : -EIO;
 	int err = fclose(f) == 0 ? 0 : -errno;
+	if (!tmp[0])
+		return ok ? err : -EIO;
 	if (ok && !err && rename(tmp, path) != 0)
 		err = -errno;
 	if (!ok || err)

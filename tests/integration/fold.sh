@@ -123,6 +123,17 @@ grep -q 'spin+0x' "$TMP/r2.folded" || fail "the refused binary's frames are not 
 	fail "no single warning naming the refused binary: $(cat "$TMP/r2.err")"
 echo "ok: a rebuilt binary is refused (spin+0xOFF frames) with one warning naming it"
 
+# ---- outputs that are not regular files ---------------------------------
+
+# A private null device (never /dev/null itself: an old build replaced it).
+if mknod "$TMP/null" c 1 3 2>/dev/null; then
+	fold -i "$TMP/g.data" -o "$TMP/null" || fail "fold -o a device failed"
+	"$PSREC" flamegraph -i "$TMP/g.data" -o "$TMP/null" 2>/dev/null || fail "flamegraph -o a device failed"
+	[ -c "$TMP/null" ] || fail "fold or flamegraph replaced the device it was told to write"
+	[ -z "$(find "$TMP" -maxdepth 1 -name 'null.*')" ] || fail "a temporary was left beside the device"
+	echo "ok: -o a device writes through it, never replaces it"
+fi
+
 # ---- bad input ---------------------------------------------------------------
 
 # one_error CMD...: exit 1 and exactly one line on stderr.
