@@ -33,6 +33,19 @@ static bool known_type(uint32_t t)
 	       (t >= PD_RECORD_HEADER_ATTR && t <= 82);
 }
 
+/* Resolved frames by (map entry, address, mode, pid): a map entry is one
+ * mapping of one life of one process, so a hit is exactly what resolving
+ * again would give. Direct-mapped; a miss just resolves. */
+#define FRAME_CACHE (1 << 16)
+struct frame_slot {
+	const struct maps_entry *map;
+	uint64_t ip;
+	int32_t pid;
+	int mode;
+	struct flame_frame f;
+	bool used;
+};
+
 struct fold_ctx {
 	const struct fold_config *c;
 	struct fold_result *r;
@@ -44,6 +57,7 @@ struct fold_ctx {
 	struct flame_frame frames[FOLD_MAX_FRAMES + 1];
 	uint64_t chain_ip[FOLD_MAX_FRAMES];
 	int chain_mode[FOLD_MAX_FRAMES];
+	struct frame_slot cache[FRAME_CACHE];
 };
 
 static int choose_event(struct fold_ctx *x, struct err *e)
@@ -74,6 +88,16 @@ static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time,
 {
 	const struct maps_entry *m = sideband_map(x->sb, pid, ip, time, mode);
 	bool kernel = mode == PD_MISC_KERNEL || mode == PD_MISC_GUEST_KERNEL;
+	/* Without a map the name may come from perf-PID.map: pid is part of
+	 * the key; with one it is implied by the entry. */
+	int32_t kpid = m ? 0 : pid;
+	uint64_t h = (ip ^ (uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uint32_t)kpid << 7 ^ (uint64_t)mode) *
+		     0xff51afd7ed558ccdULL;
+	struct frame_slot *slot = &x->cache[h >> 48];
+	if (slot->used && slot->map == m && slot->ip == ip && slot->pid == kpid && slot->mode == mode) {
+		*f = slot->f;
+		return 0;
+	}
 	struct sym_dso d = { 0 };
 	const struct sym_dso *dp = NULL;
 	uint64_t start = 0, pgoff = 0;
@@ -95,6 +119,7 @@ static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time,
 		return err;
 	f->name = sf.name;
 	f->kind = kernel ? SYM_KIND_KERNEL : sf.kind;
+	*slot = (struct frame_slot){ m, ip, kpid, mode, *f, true };
 	return 0;
 }
 

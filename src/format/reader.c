@@ -409,6 +409,12 @@ void reader_close(struct reader *r)
 
 void reader_rewind(struct reader *r)
 {
+	/* What the last pass kept is dropped too: the next pass maps it in
+	 * again from the start, as it goes. */
+	if (r->mapped && r->len > (r->released & ~(uint64_t)4095)) {
+		uint64_t start = r->released & ~(uint64_t)4095;
+		madvise((void *)(uintptr_t)(r->base + start), r->len - start, MADV_DONTNEED);
+	}
 	r->pos = r->data_begin;
 	r->released = 0;
 	r->dpos = 0;
@@ -472,7 +478,7 @@ static int next_raw(struct reader *r, struct reader_record *rec, struct err *e);
  * READER_RELEASE bytes, so a pass over a 10 GB recording does not grow
  * the reader's resident set to 10 GB (they fault back in from the file if
  * touched again, after a rewind say). */
-#define READER_RELEASE ((uint64_t)64 << 20)
+#define READER_RELEASE ((uint64_t)4 << 20)
 static void release_behind(struct reader *r)
 {
 	if (!r->mapped || r->pos < r->released + 2 * READER_RELEASE)
