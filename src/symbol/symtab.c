@@ -11,6 +11,7 @@ struct symtab_add {
 	uint64_t addr, size, limit;
 	const char *name;
 	uint32_t rank;
+	size_t seq;                 /* order added: the last tie-break */
 };
 
 void symtab_init(struct symtab *t)
@@ -37,7 +38,8 @@ int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, c
 		t->pending = p;
 		t->cap = cap;
 	}
-	t->pending[t->npending++] = (struct symtab_add){ addr, size, limit, name, rank };
+	t->pending[t->npending] = (struct symtab_add){ addr, size, limit, name, rank, t->npending };
+	t->npending++;
 	return 0;
 }
 
@@ -63,7 +65,9 @@ static int add_cmp(const void *pa, const void *pb)
 	size_t la = strlen(a->name), lb = strlen(b->name);
 	if (la != lb)
 		return la > lb ? -1 : 1;
-	return strcmp(a->name, b->name);
+	/* Then the one earlier in the symbol table, as perf keeps it
+	 * (pthread_create@GLIBC_2.2.5 before pthread_create@@GLIBC_2.34). */
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 int symtab_finish(struct symtab *t)
