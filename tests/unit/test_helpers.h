@@ -1,6 +1,7 @@
 /*
  * test_helpers.h - small helpers shared by the unit tests: temporary files,
- * raw little-endian field access, and hand-built records.
+ * raw little-endian field access, hand-built records, fake /proc trees,
+ * directory listings, and children that drop root and report back.
  *
  * Everything is static inline so each test file may use any subset without
  * -Wunused-function or -Wmissing-prototypes complaints.
@@ -8,16 +9,21 @@
 #ifndef PSREC_TEST_HELPERS_H
 #define PSREC_TEST_HELPERS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* cmocka wants these before its header. */
@@ -180,6 +186,39 @@ static inline int th_root_remove(void **state)
 
 #define TH_FAKE(t) cmocka_unit_test_setup_teardown(t, th_root_make, th_root_remove)
 
+/* th_root/rel; four results may be in use at once. */
+static inline const char *th_at(const char *rel)
+{
+	static char paths[4][PATH_MAX];
+	static int k;
+	char *p = paths[k++ % 4];
+	int n = snprintf(p, sizeof(paths[0]), "%s/%s", th_root, rel);
+	assert_true(n > 0 && (size_t)n < sizeof(paths[0]));
+	return p;
+}
+
+/* The names in directory dir, sorted, space separated ("" when empty);
+ * valid until the next call. */
+static inline const char *th_listing(const char *dir)
+{
+	static char out[1024];
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+	assert_true(n >= 0);
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		const char *d = names[i]->d_name;
+		if (strcmp(d, ".") && strcmp(d, "..")) {
+			if (out[0])
+				strncat(out, " ", sizeof(out) - strlen(out) - 1);
+			strncat(out, d, sizeof(out) - strlen(out) - 1);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return out;
+}
+
 /* ---- a fake proc root (procfs/synth tests) ------------------------------
  *
  * ROOT/<pid>/task/<tid>/status and stat for every thread, and
@@ -309,6 +348,69 @@ static inline void th_rm_rf(const char *path)
 	if (path[0] == '\0')
 		return;
 	assert_int_equal(nftw(path, th_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* ---- a child that reports back ------------------------------------------
+ *
+ * For code that must run with other credentials or limits than the test's
+ * own: giving up root cannot be undone, so it happens in a child, which
+ * sends its results back as a struct through a pipe.
+ */
+
+/* nobody's uid and gid on Debian. */
+#define TH_NOBODY 65534
+
+/* When root, become nobody: supplementary groups, gid, then uid (the
+ * order in which each step is still allowed). True when the process now
+ * runs unprivileged. Only in a child: the test process keeps root. */
+static inline bool th_drop_root(void)
+{
+	if (geteuid() != 0)
+		return true;
+	return setgroups(0, NULL) == 0 && setgid(TH_NOBODY) == 0 && setuid(TH_NOBODY) == 0 && geteuid() != 0;
+}
+
+/*
+ * Run body(res, arg) in a forked child, res zeroed first, and copy the
+ * child's res[0..len) into the caller's. The test fails unless the child
+ * sends all of it and exits 0. body must not use cmocka's asserts (a
+ * failure would unwind into the child's copy of the test runner): it
+ * records what it saw in res, and the caller asserts on that.
+ */
+static inline void th_run_in_child(void (*body)(void *res, void *arg), void *arg, void *res, size_t len)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		memset(res, 0, len);
+		body(res, arg);
+		const uint8_t *b = res;
+		for (size_t left = len; left > 0;) {
+			ssize_t w = write(fds[1], b, left);
+			if (w <= 0)
+				_exit(3);
+			b += w;
+			left -= (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	memset(res, 0, len);
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fds[0], (uint8_t *)res + got, len - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(got, len);
 }
 
 #endif

@@ -6,11 +6,9 @@
  */
 #include "test_helpers.h"
 
-#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 
 #include "buildid/elfid.h"
 #include "buildid/idcache.h"
@@ -279,11 +277,11 @@ struct child_result {
 	struct build_id id;
 };
 
-static void exe_in_child(struct child_result *r)
+static void exe_body(void *res, void *arg)
 {
-	memset(r, 0, sizeof(*r));
-	if (geteuid() == 0 &&
-	    (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 || geteuid() == 0)) {
+	struct child_result *r = res;
+	(void)arg;
+	if (!th_drop_root()) {
 		r->setup_failed = 1;
 		return;
 	}
@@ -319,25 +317,8 @@ static void test_idcache_refused_map_files_falls_back_to_the_path(void **state)
 	(void)state;
 	struct build_id want;
 	own_exe(&want);
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		struct child_result r;
-		exe_in_child(&r);
-		ssize_t w = write(fds[1], &r, sizeof(r));
-		_exit(w == (ssize_t)sizeof(r) ? 0 : 3);
-	}
-	close(fds[1]);
 	struct child_result r;
-	ssize_t n = read(fds[0], &r, sizeof(r));
-	close(fds[0]);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	assert_int_equal(n, (ssize_t)sizeof(r));
+	th_run_in_child(exe_body, NULL, &r, sizeof(r));
 	if (r.setup_failed || r.map_files_err == 0)
 		skip(); /* cannot drop root, or map_files is open to us anyway */
 	assert_int_equal(r.map_files_err, EPERM);

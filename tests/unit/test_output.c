@@ -7,42 +7,10 @@
  */
 #include "test_helpers.h"
 
-#include <dirent.h>
 #include <sys/sysmacros.h>
 
 #include "record/output.h"
 #include "util/err.h"
-
-/* th_root/name */
-static const char *at(const char *name)
-{
-	static char paths[4][512];
-	static int k;
-	char *p = paths[k++ % 4];
-	snprintf(p, sizeof(paths[0]), "%s/%s", th_root, name);
-	return p;
-}
-
-/* The directory's entries, sorted, space separated. */
-static char *listing(void)
-{
-	static char out[1024];
-	struct dirent **names;
-	int n = scandir(th_root, &names, NULL, alphasort);
-	assert_true(n >= 0);
-	out[0] = '\0';
-	for (int i = 0; i < n; i++) {
-		const char *d = names[i]->d_name;
-		if (strcmp(d, ".") && strcmp(d, "..")) {
-			if (out[0])
-				strncat(out, " ", sizeof(out) - strlen(out) - 1);
-			strncat(out, d, sizeof(out) - strlen(out) - 1);
-		}
-		free(names[i]);
-	}
-	free(names);
-	return out;
-}
 
 /* The file's whole content as a string (tests write text). */
 static void assert_content(const char *path, const char *want)
@@ -88,131 +56,131 @@ static void test_output_commit_names_the_file_with_mode_0600(void **state)
 	(void)state;
 	mode_t old_umask = umask(0);
 	struct output o;
-	create(&o, at("perf.data"));
+	create(&o, th_at("perf.data"));
 	umask(old_umask);
 	assert_false(o.direct);
 	assert_true(o.seekable);
 	/* unnamed until the commit */
-	assert_string_equal(listing(), "");
+	assert_string_equal(th_listing(th_root), "");
 	out_write(&o, "recording");
 	commit(&o);
 	output_started(&o);
 	output_close(&o);
 
 	struct stat st;
-	assert_int_equal(lstat(at("perf.data"), &st), 0);
+	assert_int_equal(lstat(th_at("perf.data"), &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0600);
-	assert_content(at("perf.data"), "recording");
-	assert_string_equal(listing(), "perf.data");
+	assert_content(th_at("perf.data"), "recording");
+	assert_string_equal(th_listing(th_root), "perf.data");
 }
 
 static void test_output_existing_nonempty_file_becomes_old(void **state)
 {
 	(void)state;
-	put(at("perf.data"), "previous");
-	put(at("perf.data.old"), "older");
+	put(th_at("perf.data"), "previous");
+	put(th_at("perf.data.old"), "older");
 	struct output o;
-	create(&o, at("perf.data"));
+	create(&o, th_at("perf.data"));
 	out_write(&o, "new");
 	commit(&o);
 	output_started(&o);
 	output_close(&o);
 
-	assert_content(at("perf.data"), "new");
-	assert_content(at("perf.data.old"), "previous");
+	assert_content(th_at("perf.data"), "new");
+	assert_content(th_at("perf.data.old"), "previous");
 	/* the older FILE.old is gone, and nothing else is left */
-	assert_string_equal(listing(), "perf.data perf.data.old");
+	assert_string_equal(th_listing(th_root), "perf.data perf.data.old");
 	struct stat st;
-	assert_int_equal(lstat(at("perf.data"), &st), 0);
+	assert_int_equal(lstat(th_at("perf.data"), &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 }
 
 static void test_output_existing_empty_file_is_replaced_without_old(void **state)
 {
 	(void)state;
-	put(at("perf.data"), "");
+	put(th_at("perf.data"), "");
 	struct output o;
-	create(&o, at("perf.data"));
+	create(&o, th_at("perf.data"));
 	out_write(&o, "new");
 	commit(&o);
 	output_started(&o);
 	output_close(&o);
-	assert_content(at("perf.data"), "new");
-	assert_string_equal(listing(), "perf.data");
+	assert_content(th_at("perf.data"), "new");
+	assert_string_equal(th_listing(th_root), "perf.data");
 }
 
 static void test_output_abort_after_commit_restores_file_and_old(void **state)
 {
 	(void)state;
-	put(at("perf.data"), "previous");
-	put(at("perf.data.old"), "older");
+	put(th_at("perf.data"), "previous");
+	put(th_at("perf.data.old"), "older");
 	struct output o;
-	create(&o, at("perf.data"));
+	create(&o, th_at("perf.data"));
 	out_write(&o, "new");
 	commit(&o);
-	assert_content(at("perf.data"), "new");
+	assert_content(th_at("perf.data"), "new");
 	/* the recording fails before it really started */
 	output_abort(&o);
 	output_close(&o);
 
-	assert_content(at("perf.data"), "previous");
-	assert_content(at("perf.data.old"), "older");
-	assert_string_equal(listing(), "perf.data perf.data.old");
+	assert_content(th_at("perf.data"), "previous");
+	assert_content(th_at("perf.data.old"), "older");
+	assert_string_equal(th_listing(th_root), "perf.data perf.data.old");
 }
 
 static void test_output_abort_after_commit_of_a_new_name_removes_it(void **state)
 {
 	(void)state;
 	struct output o;
-	create(&o, at("perf.data"));
+	create(&o, th_at("perf.data"));
 	out_write(&o, "new");
 	commit(&o);
 	output_abort(&o);
 	output_close(&o);
-	assert_string_equal(listing(), "");
+	assert_string_equal(th_listing(th_root), "");
 }
 
 static void test_output_close_without_commit_leaves_the_directory_unchanged(void **state)
 {
 	(void)state;
-	put(at("perf.data"), "previous");
-	put(at("other"), "x");
+	put(th_at("perf.data"), "previous");
+	put(th_at("other"), "x");
 	char before[1024];
-	snprintf(before, sizeof(before), "%s", listing());
+	snprintf(before, sizeof(before), "%s", th_listing(th_root));
 	struct output o;
-	create(&o, at("perf.data"));
+	create(&o, th_at("perf.data"));
 	/* the O_TMPFILE path: no named stand-in */
 	assert_null(o.tmp_path);
 	out_write(&o, "never named");
-	assert_string_equal(listing(), before);
+	assert_string_equal(th_listing(th_root), before);
 	output_close(&o);
 
-	assert_string_equal(listing(), before);
-	assert_content(at("perf.data"), "previous");
+	assert_string_equal(th_listing(th_root), before);
+	assert_content(th_at("perf.data"), "previous");
 }
 
 static void test_output_close_without_commit_of_a_new_name_leaves_nothing(void **state)
 {
 	(void)state;
 	struct output o;
-	create(&o, at("perf.data"));
+	create(&o, th_at("perf.data"));
 	assert_null(o.tmp_path);
 	out_write(&o, "never named");
 	output_close(&o);
-	assert_string_equal(listing(), "");
+	assert_string_equal(th_listing(th_root), "");
 }
 
 static void test_output_directory_is_refused(void **state)
 {
 	(void)state;
-	th_mkdirs("%s", at("d"));
+	th_mkdirs("%s", th_at("d"));
 	struct output o;
 	struct err e = { "" };
-	assert_int_equal(output_create(&o, at("d"), &e), -EISDIR);
+	assert_int_equal(output_create(&o, th_at("d"), &e), -EISDIR);
 	assert_non_null(strstr(e.msg, "directory"));
 	output_close(&o);
-	assert_string_equal(listing(), "d");
+	assert_string_equal(th_listing(th_root), "d");
 }
 
 /* ---- written in place ----------------------------------------------- */
@@ -220,12 +188,12 @@ static void test_output_directory_is_refused(void **state)
 static void test_output_fifo_is_written_in_place(void **state)
 {
 	(void)state;
-	assert_int_equal(mkfifo(at("fifo"), 0644), 0);
+	assert_int_equal(mkfifo(th_at("fifo"), 0644), 0);
 	/* a reader first, so the writer's open does not block */
-	int rd = open(at("fifo"), O_RDONLY | O_NONBLOCK);
+	int rd = open(th_at("fifo"), O_RDONLY | O_NONBLOCK);
 	assert_true(rd >= 0);
 	struct output o;
-	create(&o, at("fifo"));
+	create(&o, th_at("fifo"));
 	assert_true(o.direct);
 	assert_false(o.seekable);
 	commit(&o);
@@ -238,10 +206,10 @@ static void test_output_fifo_is_written_in_place(void **state)
 	assert_memory_equal(buf, "stream", 6);
 	close(rd);
 	struct stat st;
-	assert_int_equal(lstat(at("fifo"), &st), 0);
+	assert_int_equal(lstat(th_at("fifo"), &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0644);
-	assert_string_equal(listing(), "fifo");
+	assert_string_equal(th_listing(th_root), "fifo");
 }
 
 static void test_output_device_is_written_in_place(void **state)
@@ -250,10 +218,10 @@ static void test_output_device_is_written_in_place(void **state)
 	if (geteuid() != 0)
 		skip(); /* mknod of a character device needs root */
 	/* a /dev/null of our own */
-	if (mknod(at("null"), S_IFCHR | 0644, makedev(1, 3)) < 0)
+	if (mknod(th_at("null"), S_IFCHR | 0644, makedev(1, 3)) < 0)
 		skip(); /* e.g. a container without CAP_MKNOD */
 	struct output o;
-	create(&o, at("null"));
+	create(&o, th_at("null"));
 	assert_true(o.direct);
 	commit(&o);
 	out_write(&o, "discarded");
@@ -262,10 +230,10 @@ static void test_output_device_is_written_in_place(void **state)
 	output_close(&o);
 
 	struct stat st;
-	assert_int_equal(lstat(at("null"), &st), 0);
+	assert_int_equal(lstat(th_at("null"), &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
 	assert_int_equal(st.st_rdev, makedev(1, 3));
-	assert_string_equal(listing(), "null");
+	assert_string_equal(th_listing(th_root), "null");
 }
 
 int main(void)

@@ -4,9 +4,7 @@
  */
 #include "test_helpers.h"
 
-#include <grp.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 
 #include "record/evspec.h"
 #include "record/perm.h"
@@ -92,41 +90,35 @@ struct child_result {
 	char msg[512];
 };
 
+struct ensure_args {
+	rlim_t soft, hard;
+	bool drop_root;
+	size_t need;
+};
+
+static void ensure_body(void *res, void *arg)
+{
+	struct child_result *r = res;
+	const struct ensure_args *a = arg;
+	struct rlimit rl = { a->soft, a->hard };
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		r->setup_failed = 1;
+	if (!r->setup_failed && a->drop_root && !th_drop_root())
+		r->setup_failed = 2;
+	if (!r->setup_failed) {
+		struct err e = { "" };
+		r->rc = perm_ensure_fds(a->need, &r->raised, &e);
+		memcpy(r->msg, e.msg, sizeof(r->msg));
+		getrlimit(RLIMIT_NOFILE, &r->after);
+	}
+}
+
 /* Run perm_ensure_fds(need) in a child whose limits are soft/hard and which,
  * when drop_root, gave up root first (so it cannot raise the hard limit). */
 static void ensure_in_child(rlim_t soft, rlim_t hard, bool drop_root, size_t need, struct child_result *res)
 {
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		struct child_result r;
-		memset(&r, 0, sizeof(r));
-		struct rlimit rl = { soft, hard };
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			r.setup_failed = 1;
-		if (!r.setup_failed && drop_root && geteuid() == 0 &&
-		    (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0 || geteuid() == 0))
-			r.setup_failed = 2;
-		if (!r.setup_failed) {
-			struct err e = { "" };
-			r.rc = perm_ensure_fds(need, &r.raised, &e);
-			memcpy(r.msg, e.msg, sizeof(r.msg));
-			getrlimit(RLIMIT_NOFILE, &r.after);
-		}
-		ssize_t w = write(fds[1], &r, sizeof(r));
-		_exit(w == (ssize_t)sizeof(r) ? 0 : 3);
-	}
-	close(fds[1]);
-	memset(res, 0, sizeof(*res));
-	ssize_t n = read(fds[0], res, sizeof(*res));
-	close(fds[0]);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	assert_int_equal(n, (ssize_t)sizeof(*res));
+	struct ensure_args a = { soft, hard, drop_root, need };
+	th_run_in_child(ensure_body, &a, res, sizeof(*res));
 	if (res->setup_failed)
 		skip();
 }

@@ -10,7 +10,6 @@
 
 #include <sys/fsuid.h>
 
-#include <dirent.h>
 #include <limits.h>
 #include <pwd.h>
 
@@ -22,16 +21,6 @@
 #define HEX_VDSO "e02512ffeeddccbbaa99887766554433221100aa"
 /* The uid and gid sudo tests give things to: nobody's on Debian. */
 #define NOBODY 65534
-
-/* th_root/rel */
-static const char *at(const char *rel)
-{
-	static char paths[4][PATH_MAX];
-	static int k;
-	char *p = paths[k++ % 4];
-	snprintf(p, sizeof(paths[0]), "%s/%s", th_root, rel);
-	return p;
-}
 
 static struct build_id id_of(const char *hex)
 {
@@ -72,7 +61,7 @@ static int add_mem(const struct store *s, const char *name, const char *hex, con
 static void assert_link(const char *rel, const char *want)
 {
 	char got[PATH_MAX];
-	ssize_t n = readlink(at(rel), got, sizeof(got) - 1);
+	ssize_t n = readlink(th_at(rel), got, sizeof(got) - 1);
 	if (n < 0)
 		fail_msg("readlink %s: %s", rel, strerror(errno));
 	got[n] = '\0';
@@ -82,7 +71,7 @@ static void assert_link(const char *rel, const char *want)
 static void assert_mode(const char *rel, mode_t want)
 {
 	struct stat st;
-	if (lstat(at(rel), &st) < 0)
+	if (lstat(th_at(rel), &st) < 0)
 		fail_msg("lstat %s: %s", rel, strerror(errno));
 	assert_int_equal(st.st_mode & 07777, want);
 }
@@ -115,25 +104,10 @@ static void assert_find(const struct store *s, const char *hex, const char *want
 	free(rel);
 }
 
-/* The names in the directory th_root/rel, sorted, space separated. */
-static char *listing(const char *rel)
+/* The names in the directory th_root/rel. */
+static const char *listing(const char *rel)
 {
-	static char out[1024];
-	struct dirent **names;
-	int n = scandir(at(rel), &names, NULL, alphasort);
-	assert_true(n >= 0);
-	out[0] = '\0';
-	for (int i = 0; i < n; i++) {
-		const char *d = names[i]->d_name;
-		if (strcmp(d, ".") && strcmp(d, "..")) {
-			if (out[0])
-				strncat(out, " ", sizeof(out) - strlen(out) - 1);
-			strncat(out, d, sizeof(out) - strlen(out) - 1);
-		}
-		free(names[i]);
-	}
-	free(names);
-	return out;
+	return th_listing(th_at(rel));
 }
 
 /* A file th_root/sources/name of the given mode holding text, open for
@@ -143,9 +117,9 @@ static int source(const char *name, const char *text, mode_t mode)
 	char rel[256];
 	snprintf(rel, sizeof(rel), "sources/%s", name);
 	th_mkdirs("%s/sources", th_root);
-	th_put_file(at(rel), text);
-	assert_int_equal(chmod(at(rel), mode), 0);
-	int fd = open(at(rel), O_RDONLY | O_CLOEXEC);
+	th_put_file(th_at(rel), text);
+	assert_int_equal(chmod(th_at(rel), mode), 0);
+	int fd = open(th_at(rel), O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	return fd;
 }
@@ -168,7 +142,7 @@ static void test_store_elf_entry_in_perfs_layout(void **state)
 	umask(old_umask);
 
 	assert_link(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7", "../../tmp/h1/spin/" HEX_ELF);
-	assert_same_bytes(at("tmp/h1/spin/" HEX_ELF "/elf"), "/proc/self/exe");
+	assert_same_bytes(th_at("tmp/h1/spin/" HEX_ELF "/elf"), "/proc/self/exe");
 	assert_mode("tmp/h1/spin/" HEX_ELF "/elf", 0755);
 	assert_mode("tmp", 0755);
 	assert_mode("tmp/h1/spin/" HEX_ELF, 0755);
@@ -195,7 +169,7 @@ static void test_store_kallsyms_and_vdso_entries(void **state)
 
 	assert_link(".build-id/48/dc54a1b2c3d4e5f60718293a4b5c6d7e8f9012", "../../[kernel.kallsyms]/" HEX_KERNEL);
 	assert_link(".build-id/e0/2512ffeeddccbbaa99887766554433221100aa", "../../[vdso]/" HEX_VDSO);
-	assert_content(at("[kernel.kallsyms]/" HEX_KERNEL "/kallsyms"), "ffffffff81000000 T _text\n", 25);
+	assert_content(th_at("[kernel.kallsyms]/" HEX_KERNEL "/kallsyms"), "ffffffff81000000 T _text\n", 25);
 	assert_mode("[kernel.kallsyms]/" HEX_KERNEL "/kallsyms", 0644);
 	assert_mode("[vdso]/" HEX_VDSO "/vdso", 0644);
 
@@ -213,7 +187,7 @@ static void test_store_short_id(void **state)
 	assert_int_equal(add_mem(&s, "/usr/bin/fast", "0123456789abcdef", "x", "elf"), 0);
 	assert_link(".build-id/01/23456789abcdef", "../../usr/bin/fast/0123456789abcdef");
 	assert_find(&s, "0123456789abcdef", "usr/bin/fast/0123456789abcdef");
-	assert_true(lstat(at("usr/bin/fast/0123456789abcdef/elf"), &(struct stat){ 0 }) == 0);
+	assert_true(lstat(th_at("usr/bin/fast/0123456789abcdef/elf"), &(struct stat){ 0 }) == 0);
 	store_close(&s);
 }
 
@@ -231,7 +205,7 @@ static void test_store_copies_a_proc_file(void **state)
 	ssize_t n = pread(fd, want, sizeof(want), 0);
 	assert_true(n > 0);
 	close(fd);
-	assert_content(at("proc/version/" HEX_ELF "/elf"), want, (size_t)n);
+	assert_content(th_at("proc/version/" HEX_ELF "/elf"), want, (size_t)n);
 	assert_mode("proc/version/" HEX_ELF "/elf", 0644);
 	store_close(&s);
 }
@@ -247,20 +221,20 @@ static void test_store_second_add_writes_nothing(void **state)
 	assert_int_equal(add_fd(&s, "/usr/bin/x", HEX_ELF, fd, "elf"), 0);
 	close(fd);
 	struct stat file1, link1;
-	assert_int_equal(lstat(at("usr/bin/x/" HEX_ELF "/elf"), &file1), 0);
-	assert_int_equal(lstat(at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7"), &link1), 0);
+	assert_int_equal(lstat(th_at("usr/bin/x/" HEX_ELF "/elf"), &file1), 0);
+	assert_int_equal(lstat(th_at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7"), &link1), 0);
 
 	fd = source("bin2", "second", 0755);
 	assert_int_equal(add_fd(&s, "/usr/bin/x", HEX_ELF, fd, "elf"), 1);
 	close(fd);
 	struct stat file2, link2;
-	assert_int_equal(lstat(at("usr/bin/x/" HEX_ELF "/elf"), &file2), 0);
-	assert_int_equal(lstat(at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7"), &link2), 0);
+	assert_int_equal(lstat(th_at("usr/bin/x/" HEX_ELF "/elf"), &file2), 0);
+	assert_int_equal(lstat(th_at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7"), &link2), 0);
 	assert_int_equal(file1.st_ino, file2.st_ino);
 	assert_int_equal(file1.st_mtim.tv_sec, file2.st_mtim.tv_sec);
 	assert_int_equal(file1.st_mtim.tv_nsec, file2.st_mtim.tv_nsec);
 	assert_int_equal(link1.st_ino, link2.st_ino);
-	assert_content(at("usr/bin/x/" HEX_ELF "/elf"), "first", 5);
+	assert_content(th_at("usr/bin/x/" HEX_ELF "/elf"), "first", 5);
 	store_close(&s);
 }
 
@@ -271,11 +245,11 @@ static void test_store_file_without_link_gets_only_the_link(void **state)
 	open_root(&s);
 	assert_int_equal(add_mem(&s, "/usr/bin/x", HEX_ELF, "first", "elf"), 0);
 	struct stat before, after;
-	assert_int_equal(lstat(at("usr/bin/x/" HEX_ELF "/elf"), &before), 0);
-	assert_int_equal(unlink(at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7")), 0);
+	assert_int_equal(lstat(th_at("usr/bin/x/" HEX_ELF "/elf"), &before), 0);
+	assert_int_equal(unlink(th_at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7")), 0);
 
 	assert_int_equal(add_mem(&s, "/usr/bin/x", HEX_ELF, "second", "elf"), 0);
-	assert_int_equal(lstat(at("usr/bin/x/" HEX_ELF "/elf"), &after), 0);
+	assert_int_equal(lstat(th_at("usr/bin/x/" HEX_ELF "/elf"), &after), 0);
 	assert_int_equal(before.st_ino, after.st_ino);
 	assert_link(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7", "../../usr/bin/x/" HEX_ELF);
 	store_close(&s);
@@ -287,7 +261,7 @@ static void test_store_stale_link_is_replaced(void **state)
 	struct store s;
 	open_root(&s);
 	th_mkdirs("%s/.build-id/f2", th_root);
-	assert_int_equal(symlink("../../gone/away/" HEX_ELF, at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7")),
+	assert_int_equal(symlink("../../gone/away/" HEX_ELF, th_at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7")),
 			 0);
 	struct build_id id = id_of(HEX_ELF);
 	assert_false(store_has(&s, &id));
@@ -334,14 +308,14 @@ static void test_store_failed_rename_removes_the_temporary(void **state)
 static void test_store_root_that_is_a_file_names_the_path(void **state)
 {
 	(void)state;
-	th_put_file(at("file"), "");
+	th_put_file(th_at("file"), "");
 	struct store s;
 	struct err e = { "" };
-	assert_int_equal(store_open(&s, at("file"), &e), 0);
+	assert_int_equal(store_open(&s, th_at("file"), &e), 0);
 	struct build_id id = id_of(HEX_ELF);
 	int rc = store_add_mem(&s, "/usr/bin/x", &id, "bytes", 5, "elf", &e);
 	assert_int_equal(rc, -ENOTDIR);
-	assert_non_null(strstr(e.msg, at("file")));
+	assert_non_null(strstr(e.msg, th_at("file")));
 	store_close(&s);
 }
 
@@ -405,7 +379,7 @@ static void test_store_find_refuses_links_out_of_the_root(void **state)
 	assert_false(store_has(&s, &id));
 
 	th_mkdirs("%s/.build-id/f2", th_root);
-	const char *link = at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7");
+	const char *link = th_at(".build-id/f2/2d3b11f2a58375d0dce4b3746810356cae98f7");
 	const char *outside[] = { "../../../etc", "/etc", "../../a/../../../etc", "../../", "../../a//b",
 				  "../etc/x" };
 	for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
@@ -560,7 +534,7 @@ static void test_store_root_under_sudo(void **state)
 static void assert_owner(const char *rel, uid_t uid)
 {
 	struct stat st;
-	if (lstat(at(rel), &st) < 0)
+	if (lstat(th_at(rel), &st) < 0)
 		fail_msg("lstat %s: %s", rel, strerror(errno));
 	if (st.st_uid != uid || st.st_gid != (gid_t)uid)
 		fail_msg("%s is %u:%u, not %u", rel, (unsigned)st.st_uid, (unsigned)st.st_gid, (unsigned)uid);
@@ -575,7 +549,7 @@ static void test_store_gives_what_it_makes_to_the_sudo_user(void **state)
 	 * keeps its owner (the user's too: root's would refuse, below). */
 	assert_int_equal(chown(th_root, NOBODY, NOBODY), 0);
 	th_mkdirs("%s/usr", th_root);
-	assert_int_equal(chown(at("usr"), NOBODY, 0), 0);
+	assert_int_equal(chown(th_at("usr"), NOBODY, 0), 0);
 	struct store s;
 	open_root(&s);
 	s.set_owner = true;
@@ -586,7 +560,7 @@ static void test_store_gives_what_it_makes_to_the_sudo_user(void **state)
 	close(fd);
 
 	struct stat st;
-	assert_int_equal(lstat(at("usr"), &st), 0);
+	assert_int_equal(lstat(th_at("usr"), &st), 0);
 	assert_int_equal(st.st_uid, NOBODY);
 	assert_int_equal(st.st_gid, 0);
 	assert_owner("usr/bin", NOBODY);
@@ -613,9 +587,9 @@ static void test_store_under_sudo_never_writes_as_root(void **state)
 		skip();
 	assert_int_equal(chown(th_root, NOBODY, NOBODY), 0);
 	th_mkdirs("%s/rootonly", th_root);
-	assert_int_equal(chmod(at("rootonly"), 0755), 0);
-	assert_int_equal(symlink("rootonly", at("usr")), 0);
-	assert_int_equal(lchown(at("usr"), NOBODY, NOBODY), 0);
+	assert_int_equal(chmod(th_at("rootonly"), 0755), 0);
+	assert_int_equal(symlink("rootonly", th_at("usr")), 0);
+	assert_int_equal(lchown(th_at("usr"), NOBODY, NOBODY), 0);
 	struct store s;
 	open_root(&s);
 	s.set_owner = true;
@@ -627,7 +601,7 @@ static void test_store_under_sudo_never_writes_as_root(void **state)
 	assert_int_equal(store_add_fd(&s, "/usr/bin/x", &id, fd, "elf", &e), -EACCES);
 	close(fd);
 	struct stat st;
-	assert_int_not_equal(lstat(at("rootonly/bin"), &st), 0);
+	assert_int_not_equal(lstat(th_at("rootonly/bin"), &st), 0);
 	assert_int_equal(setfsuid((uid_t)-1), 0);
 	store_close(&s);
 }
