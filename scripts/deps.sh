@@ -3,7 +3,7 @@
 # Sourced by demo.sh and test.sh. Debian packages only.
 # shellcheck disable=SC2034  # the lists are read by the scripts that source this
 
-PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev libarchive-dev libiberty-dev"
+PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev libarchive-dev libiberty-dev libdw-dev"
 # perf itself (the judge of every file), script(1) for terminal tests,
 # pgrep for the signal tests, hotspot (its hotspot-perfparser is the second
 # judge of every file), jq (checks perf data convert --to-json) and valgrind

@@ -338,7 +338,9 @@ static const char fold_usage[] =
 "      --period          weight by period (e.g. ns of cpu-clock), not by sample\n"
 "      --buildid-dir=DIR the build-id cache (default ~/.debug; an unpacked psrec archive)\n"
 "      --symfs=DIR       look for binaries under DIR\n"
-"      --no-demangle     keep C++ and Rust names mangled\n";
+"      --no-demangle     keep C++ and Rust names mangled\n"
+"      --call-graph=fp|dwarf  user frames from the recorded chains only, or from\n"
+"                        the stack copies only (default: the copy when a sample has one)\n";
 
 static const char flamegraph_usage[] =
 "usage: psrec flamegraph [-i FILE] [-o flame.svg] [options]\n"
@@ -354,7 +356,7 @@ static const char flamegraph_usage[] =
 "      --width=PX        its width (default 1200)\n"
 "      --reverse, --icicle  roots at the top\n"
 "  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
-"  --no-kernel, --period, --buildid-dir, --symfs, --no-demangle).\n";
+"  --no-kernel, --period, --buildid-dir, --symfs, --no-demangle, --call-graph).\n";
 
 /* One warning for what could not be named, one notice for the event. */
 static void fold_report(const char *input, const struct fold_result *r)
@@ -365,6 +367,10 @@ static void fold_report(const char *input, const struct fold_result *r)
 	if (r->sym.unresolved && r->sym_dsos[0])
 		fprintf(stderr, "psrec: %s: %" PRIu64 " of %" PRIu64 " frames not symbolized: %s\n", input,
 			r->sym.unresolved, r->sym.frames, r->sym_dsos);
+	if (r->unwind.failed)
+		fprintf(stderr, "psrec: %s: %" PRIu64 " of %" PRIu64 " samples could not be unwound (their leaf frame "
+			"alone is kept): their code has no CFI psrec found; see --buildid-dir, --symfs\n",
+			input, r->unwind.failed, r->unwind.samples);
 	if (r->kept == 0)
 		fprintf(stderr, "psrec: %s: no samples of %s%s\n", input, r->event,
 			r->samples ? " passed the filters" : "");

@@ -160,6 +160,14 @@ struct pd_file_attr {
 #define PD_SAMPLE_CODE_PAGE_SIZE (1ULL << 23)
 #define PD_SAMPLE_WEIGHT_STRUCT  (1ULL << 24)
 
+/* attr.branch_sample_type: a hw_idx u64 precedes the BRANCH_STACK entries */
+#define PD_BRANCH_HW_INDEX (1ULL << 17)
+
+/* REGS_USER abi (PERF_SAMPLE_REGS_ABI_*) */
+#define PD_REGS_ABI_NONE 0
+#define PD_REGS_ABI_32   1
+#define PD_REGS_ABI_64   2
+
 /* attr.read_format bits */
 #define PD_FORMAT_TOTAL_TIME_ENABLED (1ULL << 0)
 #define PD_FORMAT_TOTAL_TIME_RUNNING (1ULL << 1)

@@ -13,7 +13,7 @@
 
 enum {
 	KEY_EVENT = 256, KEY_PID, KEY_TID, KEY_COMM, KEY_NO_KERNEL, KEY_PERIOD, KEY_TIME,
-	KEY_BUILDID_DIR, KEY_SYMFS, KEY_NO_DEMANGLE, KEY_TITLE, KEY_WIDTH, KEY_ICICLE, KEY_DIFF,
+	KEY_BUILDID_DIR, KEY_SYMFS, KEY_NO_DEMANGLE, KEY_CALL_GRAPH, KEY_TITLE, KEY_WIDTH, KEY_ICICLE, KEY_DIFF,
 };
 
 static int parse_id(const char *opt, const char *s, int32_t *out, struct err *e)
@@ -65,6 +65,18 @@ static int parse_time(const char *s, struct fold_config *c, struct err *e)
 	return 0;
 }
 
+static int parse_call_graph(const char *s, struct fold_config *c, struct err *e)
+{
+	if (strcmp(s, "fp") == 0)
+		c->call_graph = FOLD_CHAIN_FP;
+	else if (strcmp(s, "dwarf") == 0)
+		c->call_graph = FOLD_CHAIN_DWARF;
+	else
+		return err_set(e, -EINVAL, "--call-graph '%s': expected fp (the recorded chains) or dwarf "
+			       "(unwind the stack copies)", s);
+	return 0;
+}
+
 int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli, struct err *e)
 {
 	static const struct option common[] = {
@@ -80,6 +92,7 @@ int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli,
 		{ "buildid-dir", required_argument, NULL, KEY_BUILDID_DIR },
 		{ "symfs", required_argument, NULL, KEY_SYMFS },
 		{ "no-demangle", no_argument, NULL, KEY_NO_DEMANGLE },
+		{ "call-graph", required_argument, NULL, KEY_CALL_GRAPH },
 		{ "help", no_argument, NULL, 'h' },
 		{ "title", required_argument, NULL, KEY_TITLE },
 		{ "width", required_argument, NULL, KEY_WIDTH },
@@ -115,6 +128,7 @@ int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli,
 		case KEY_BUILDID_DIR: c->sym.buildid_dir = optarg; break;
 		case KEY_SYMFS: c->sym.symfs = optarg; break;
 		case KEY_NO_DEMANGLE: c->sym.demangle = false; break;
+		case KEY_CALL_GRAPH: err = parse_call_graph(optarg, c, e); break;
 		case KEY_TITLE: case KEY_WIDTH: case KEY_ICICLE: case KEY_DIFF:
 			if (!flamegraph)
 				return err_set(e, -EINVAL, "fold: unknown option '%s'; see psrec fold --help", argv[optind - 1]);

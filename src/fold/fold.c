@@ -17,6 +17,10 @@
 #define FOLD_MAX_FRAMES 1024
 
 static const char unknown_comm[] = "[unknown]";
+static const char truncated[] = "[truncated]";
+
+/* chain_mode of the frame that marks a stack copy ending early */
+#define MODE_TRUNCATED (-1)
 
 static uint64_t get_u64(const uint8_t *p)
 {
@@ -57,6 +61,8 @@ struct fold_ctx {
 	struct flame_frame frames[FOLD_MAX_FRAMES + 1];
 	uint64_t chain_ip[FOLD_MAX_FRAMES];
 	int chain_mode[FOLD_MAX_FRAMES];
+	uint64_t user_ip[FOLD_MAX_FRAMES];
+	struct unwind *unwind;      /* opened at the first stack copy */
 	struct frame_slot cache[FRAME_CACHE];
 };
 
@@ -149,14 +155,39 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		return 0;
 	int mode = rec->misc & PD_MISC_CPUMODE_MASK;
 	size_t n = 0;
+	struct sample_user su;
+	bool dwarf = x->c->call_graph != FOLD_CHAIN_FP &&
+		     (a->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) &&
+		     sample_parse_user(a->attr.sample_type, a->attr.branch_sample_type, a->attr.sample_regs_user,
+				       rec->data, rec->size, &s, &su) == 0 && su.regs;
+	bool user_from_stack = dwarf || x->c->call_graph == FOLD_CHAIN_DWARF;
 	if (s.nr_callchain) {
 		for (uint64_t i = 0; i < s.nr_callchain && n < FOLD_MAX_FRAMES; i++) {
 			uint64_t ip = get_u64(s.callchain + 8 * i);
 			if (sample_chain_marker(ip, &mode))
 				continue;
+			if (user_from_stack && (mode == PD_MISC_USER || mode == PD_MISC_GUEST_USER))
+				continue;
 			x->chain_ip[n] = ip;
 			x->chain_mode[n++] = mode;
 		}
+	}
+	if (dwarf) {
+		if (!x->unwind) {
+			int err = unwind_open(&x->unwind, r->symbolizer, x->sb);
+			if (err)
+				return err;
+		}
+		size_t un;
+		int st = unwind_sample(x->unwind, (int32_t)s.pid, s.time, &su, x->user_ip, FOLD_MAX_FRAMES - n, &un);
+		if (st < 0)
+			return st;
+		for (size_t i = 0; i < un; i++) {
+			x->chain_ip[n] = x->user_ip[i];
+			x->chain_mode[n++] = PD_MISC_USER;
+		}
+		if (st == UNWIND_TRUNCATED && n < FOLD_MAX_FRAMES)
+			x->chain_mode[n++] = MODE_TRUNCATED;
 	}
 	if (n == 0 && (a->attr.sample_type & PD_SAMPLE_IP)) {
 		x->chain_ip[0] = s.ip;
@@ -167,6 +198,10 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 	/* The chain is innermost first; a folded line outermost first. */
 	for (size_t i = n; i-- > 0;) {
 		int m = x->chain_mode[i];
+		if (m == MODE_TRUNCATED) {
+			x->frames[nf++] = (struct flame_frame){ truncated, SYM_KIND_UNKNOWN };
+			continue;
+		}
 		bool kernel = m == PD_MISC_KERNEL || m == PD_MISC_GUEST_KERNEL;
 		if (kernel && x->c->no_kernel)
 			continue;
@@ -242,6 +277,10 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 	if (!err)
 		symbolizer_stats(r->symbolizer, &r->sym, r->sym_dsos, sizeof(r->sym_dsos));
 out:
+	if (x->unwind) {
+		unwind_stats(x->unwind, &r->unwind);
+		unwind_close(x->unwind);
+	}
 	if (x->rd_open)
 		reader_close(&x->rd);
 	events_free(&x->ev);

@@ -7,7 +7,9 @@
  * process had then, symbolized (symbol/symbolizer.h) and added to the
  * distinct stacks (stacks.h). Memory grows with the distinct stacks and
  * DSOs, not with the samples. Any perf.data: psrec's or perf's, file or
- * pipe format (a stream is read whole first), compressed or not. Record
+ * pipe format (a stream is read whole first), compressed or not. Samples
+ * with a user stack copy (--call-graph dwarf) are unwound (unwind.h); a
+ * chain whose copy ended early starts with a "[truncated]" frame. Record
  * types psrec does not know are skipped and counted, never fatal.
  */
 #ifndef PSREC_FOLD_FOLD_H
@@ -21,7 +23,13 @@
 #include "fold/stacks.h"
 #include "session/sideband.h"
 #include "symbol/symbolizer.h"
+#include "symbol/unwind.h"
 #include "util/err.h"
+
+/* Where user frames come from (--call-graph). */
+#define FOLD_CHAIN_AUTO  0  /* the stack copy when a sample has one, else the chain */
+#define FOLD_CHAIN_FP    1  /* the recorded CALLCHAIN only */
+#define FOLD_CHAIN_DWARF 2  /* the stack copy only (kernel frames still from the chain) */
 
 struct fold_config {
 	const char *input;          /* a path, "-" for standard input */
@@ -31,6 +39,7 @@ struct fold_config {
 	bool no_kernel;             /* drop kernel frames */
 	bool period;                /* weight by period, not by sample */
 	uint64_t time_start, time_end; /* sample times kept, ns: [start, end] */
+	int call_graph;             /* FOLD_CHAIN_* */
 	struct sym_config sym;
 };
 
@@ -43,6 +52,7 @@ struct fold_result {
 	uint64_t unknown_records;   /* record types skipped */
 	uint64_t first_time, last_time;
 	struct sym_stats sym;
+	struct unwind_stats unwind; /* samples with a stack copy */
 	char sym_dsos[512];         /* the DSOs that went unresolved */
 	struct symbolizer *symbolizer; /* owns the frame names */
 	struct sideband *sideband;  /* owns the thread names */

@@ -49,6 +49,63 @@ int sample_parse(uint64_t st, const uint8_t *rec, size_t size, struct sample *s)
 		s->callchain = rec + off;
 		off += nr * 8;
 	}
+	s->end = off;
+#undef NEED
+	return 0;
+}
+
+int sample_parse_user(uint64_t st, uint64_t bst, uint64_t mask, const uint8_t *rec, size_t size,
+		      const struct sample *s, struct sample_user *u)
+{
+	memset(u, 0, sizeof(*u));
+	size_t off = s->end;
+#define NEED(n) do { if (size < off || size - off < (n)) return -EINVAL; } while (0)
+	if (st & PD_SAMPLE_RAW) {
+		NEED(4);
+		uint32_t n;
+		memcpy(&n, rec + off, 4);
+		off += 4;
+		NEED(n);
+		off += n;
+	}
+	if (st & PD_SAMPLE_BRANCH_STACK) {
+		NEED(8);
+		uint64_t nr = get_u64(rec + off);
+		off += 8;
+		if (bst & PD_BRANCH_HW_INDEX) {
+			NEED(8);
+			off += 8;
+		}
+		if (nr > (size - off) / 24)
+			return -EINVAL;
+		off += nr * 24;
+	}
+	if (st & PD_SAMPLE_REGS_USER) {
+		NEED(8);
+		u->abi = get_u64(rec + off);
+		off += 8;
+		if (u->abi) {
+			size_t n = (size_t)__builtin_popcountll(mask) * 8;
+			NEED(n);
+			u->mask = mask;
+			u->regs = rec + off;
+			off += n;
+		}
+	}
+	if (st & PD_SAMPLE_STACK_USER) {
+		NEED(8);
+		uint64_t n = get_u64(rec + off);
+		off += 8;
+		if (n) {
+			NEED(n);
+			u->stack = rec + off;
+			off += n;
+			NEED(8);
+			uint64_t dyn = get_u64(rec + off);
+			u->stack_size = n;
+			u->stack_len = dyn < n ? dyn : n;
+		}
+	}
 #undef NEED
 	return 0;
 }

@@ -23,6 +23,18 @@ struct sample {
 	uint64_t period;
 	uint64_t nr_callchain;
 	const uint8_t *callchain; /* nr_callchain u64s, possibly unaligned */
+	size_t end;             /* offset just past the fields decoded */
+};
+
+/* The user registers and stack copy of a --call-graph dwarf sample
+ * (REGS_USER, STACK_USER). */
+struct sample_user {
+	uint64_t abi;           /* PERF_SAMPLE_REGS_ABI_*: 0 none (a kernel thread) */
+	uint64_t mask;          /* attr.sample_regs_user: one u64 per set bit */
+	const uint8_t *regs;    /* possibly unaligned; NULL when abi is 0 */
+	const uint8_t *stack;   /* the copy, from the user SP up */
+	uint64_t stack_len;     /* bytes valid: the kernel's dyn_size */
+	uint64_t stack_size;    /* bytes asked for (attr.sample_stack_user) */
 };
 
 /*
@@ -32,6 +44,15 @@ struct sample {
  * uses PERF_SAMPLE_READ (whose layout needs read_format: not supported).
  */
 int sample_parse(uint64_t sample_type, const uint8_t *rec, size_t size, struct sample *s);
+
+/*
+ * Decode REGS_USER and STACK_USER of a SAMPLE already decoded into *s (the
+ * RAW and BRANCH_STACK fields between are skipped): branch_sample_type and
+ * regs_mask are the attr's. Fields the sample_type lacks are left zero.
+ * -EINVAL when the record is too short for them.
+ */
+int sample_parse_user(uint64_t sample_type, uint64_t branch_sample_type, uint64_t regs_mask,
+		      const uint8_t *rec, size_t size, const struct sample *s, struct sample_user *u);
 
 /* Byte offset of TIME inside a SAMPLE record (header included), or -1 when
  * sample_type has no TIME. */

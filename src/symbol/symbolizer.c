@@ -48,6 +48,12 @@ enum dso_state {
 	DSO_MISMATCH,                   /* only files of other builds */
 };
 
+struct efile {
+	int fd;
+	Elf *elf;
+	struct build_id id;             /* size 0: the file has none */
+};
+
 struct sdso {
 	const char *name;               /* pooled */
 	struct build_id id;
@@ -58,6 +64,9 @@ struct sdso {
 	struct symtab *tab;             /* own, the running kernel's, or NULL */
 	struct elfsyms_segs segs;
 	uint64_t text;                  /* kernel: _text in tab, for a KASLR move */
+	/* kept open for the unwinder (symbolizer_files): bin's .eh_frame,
+	 * dbg's .debug_frame and DWARF */
+	struct efile bin, dbg;
 };
 
 /* The last DSO seen for a (name, id) pointer pair: the caller passes its
@@ -207,6 +216,7 @@ static struct sdso *dso_new(struct symbolizer *s, const struct dso_key *k, size_
 	x->id = *k->id;
 	x->kernel = k->kernel;
 	x->type = classify(k->name, k->kernel);
+	x->bin.fd = x->dbg.fd = -1;
 	symtab_init(&x->own);
 	insert_at(s->sorted, s->n, i, &x, sizeof(x));
 	s->v[s->n++] = x;
@@ -232,8 +242,12 @@ static struct sdso *dso_get(struct symbolizer *s, const struct sym_dso *d)
 	return x;
 }
 
+static void efile_close(struct efile *f);
+
 static void dso_free(struct sdso *x)
 {
+	efile_close(&x->bin);
+	efile_close(&x->dbg);
 	symtab_free(&x->own);
 	elfsyms_segs_free(&x->segs);
 	free(x);
@@ -243,11 +257,6 @@ static void dso_free(struct sdso *x)
 
 enum { FOUND, ABSENT, OTHER_BUILD };
 
-struct efile {
-	int fd;
-	Elf *elf;
-	struct build_id id;             /* size 0: the file has none */
-};
 
 static void efile_close(struct efile *f)
 {
@@ -370,8 +379,10 @@ static int dso_index(struct sdso *x, struct strpool *pool, Elf *syms, Elf *segs,
 		if (err != -ENOMEM)
 			err = symtab_finish(&x->own);
 	}
+	/* no symbols: the segments still serve the unwinder */
 	if (err || !x->own.n) {
-		elfsyms_segs_free(&x->segs);
+		if (err)
+			elfsyms_segs_free(&x->segs);
 		symtab_free(&x->own);
 		return err;
 	}
@@ -405,8 +416,8 @@ static int load_file(struct symbolizer *s, struct sdso *x, bool *other)
 	/* the debug file's segments have the binary's addresses but maybe
 	 * not its offsets: the binary's decide when there is one */
 	int err = dso_index(x, &s->pool, syms, bin.elf ? bin.elf : dbg.elf, !bin.elf);
-	efile_close(&bin);
-	efile_close(&dbg);
+	x->bin = bin;
+	x->dbg = dbg;
 	return err;
 }
 
@@ -433,7 +444,7 @@ static int load_vdso(struct symbolizer *s, struct sdso *x, bool *other)
 		}
 	}
 	int err = dso_index(x, &s->pool, f.elf, f.elf, false);
-	efile_close(&f);
+	x->bin = f;
 	return err;
 }
 
@@ -751,6 +762,31 @@ int symbolizer_frame(struct symbolizer *s, const struct sym_dso *d, uint64_t sta
 	default:
 		return frame_unknown(s, NULL, 0, SYM_KIND_UNKNOWN, f);
 	}
+}
+
+int symbolizer_files(struct symbolizer *s, const struct sym_dso *d, struct sym_files *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->bin_fd = f->dbg_fd = -1;
+	if (!d || !d->name)
+		return 0;
+	struct sdso *x = dso_get(s, d);
+	if (!x)
+		return -ENOMEM;
+	if (x->state == DSO_NEW) {
+		int err = dso_load(s, x);
+		if (err)
+			return err;
+	}
+	if (x->type != DSO_FILE && x->type != DSO_VDSO)
+		return 0;
+	f->bin = x->bin.elf;
+	f->bin_fd = x->bin.fd;
+	f->dbg = x->dbg.elf;
+	f->dbg_fd = x->dbg.fd;
+	f->segs = x->segs.n ? &x->segs : NULL;
+	f->handle = x;
+	return 0;
 }
 
 /* ---- life and stats ----------------------------------------------------- */

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "buildid/buildid.h"
+#include "symbol/elfsyms.h"
 #include "util/err.h"
 
 /* Frame kinds (for the flamegraph's colors). */
@@ -66,6 +67,23 @@ void symbolizer_close(struct symbolizer *s);
  */
 int symbolizer_frame(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff,
 		     uint64_t ip, int32_t pid, struct sym_frame *f);
+
+/*
+ * The ELF files behind DSO d, for the unwinder (symbol/unwind.h), found
+ * as for its symbols and owned by s: the mapped file (its .eh_frame) and
+ * its separate debug file (.debug_frame, DWARF), each NULL when not found,
+ * and the segments that turn a file offset into an ELF address (NULL when
+ * neither file was found). handle: one pointer per distinct DSO (name and
+ * build-id), stable until symbolizer_close. 0 or -ENOMEM.
+ */
+struct sym_files {
+	Elf *bin, *dbg;
+	int bin_fd;                 /* -1: bin is in memory (the vdso) */
+	int dbg_fd;
+	const struct elfsyms_segs *segs;
+	const void *handle;
+};
+int symbolizer_files(struct symbolizer *s, const struct sym_dso *d, struct sym_files *f);
 
 /* What went unresolved, for one summary warning: DSOs whose file was not
  * found or had another build-id (names, comma separated, at most len
