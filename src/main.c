@@ -340,7 +340,9 @@ static const char fold_usage[] =
 "      --symfs=DIR       look for binaries under DIR\n"
 "      --no-demangle     keep C++ and Rust names mangled\n"
 "      --call-graph=fp|dwarf  user frames from the recorded chains only, or from\n"
-"                        the stack copies only (default: the copy when a sample has one)\n";
+"                        the stack copies only (default: the copy when a sample has one)\n"
+"      --unwinder=dwfl   unwind every stack copy with libdwfl, not psrec's cached\n"
+"                        CFI rules (slower; to compare)\n";
 
 static const char flamegraph_usage[] =
 "usage: psrec flamegraph [-i FILE] [-o flame.svg] [options]\n"
@@ -356,7 +358,7 @@ static const char flamegraph_usage[] =
 "      --width=PX        its width (default 1200)\n"
 "      --reverse, --icicle  roots at the top\n"
 "  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
-"  --no-kernel, --period, --buildid-dir, --symfs, --no-demangle, --call-graph).\n";
+"  --no-kernel, --period, --buildid-dir, --symfs, --no-demangle, --call-graph, --unwinder).\n";
 
 /* One warning for what could not be named, one notice for the event. */
 static void fold_report(const char *input, const struct fold_result *r)

@@ -13,7 +13,7 @@
 
 enum {
 	KEY_EVENT = 256, KEY_PID, KEY_TID, KEY_COMM, KEY_NO_KERNEL, KEY_PERIOD, KEY_TIME,
-	KEY_BUILDID_DIR, KEY_SYMFS, KEY_NO_DEMANGLE, KEY_CALL_GRAPH, KEY_TITLE, KEY_WIDTH, KEY_ICICLE, KEY_DIFF,
+	KEY_BUILDID_DIR, KEY_SYMFS, KEY_NO_DEMANGLE, KEY_CALL_GRAPH, KEY_UNWINDER, KEY_TITLE, KEY_WIDTH, KEY_ICICLE, KEY_DIFF,
 };
 
 static int parse_id(const char *opt, const char *s, int32_t *out, struct err *e)
@@ -93,6 +93,7 @@ int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli,
 		{ "symfs", required_argument, NULL, KEY_SYMFS },
 		{ "no-demangle", no_argument, NULL, KEY_NO_DEMANGLE },
 		{ "call-graph", required_argument, NULL, KEY_CALL_GRAPH },
+		{ "unwinder", required_argument, NULL, KEY_UNWINDER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "title", required_argument, NULL, KEY_TITLE },
 		{ "width", required_argument, NULL, KEY_WIDTH },
@@ -129,6 +130,11 @@ int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli,
 		case KEY_SYMFS: c->sym.symfs = optarg; break;
 		case KEY_NO_DEMANGLE: c->sym.demangle = false; break;
 		case KEY_CALL_GRAPH: err = parse_call_graph(optarg, c, e); break;
+		case KEY_UNWINDER:
+			if (strcmp(optarg, "dwfl") && strcmp(optarg, "cached"))
+				return err_set(e, -EINVAL, "--unwinder '%s': expected cached (the default) or dwfl", optarg);
+			c->unwind_dwfl = strcmp(optarg, "dwfl") == 0;
+			break;
 		case KEY_TITLE: case KEY_WIDTH: case KEY_ICICLE: case KEY_DIFF:
 			if (!flamegraph)
 				return err_set(e, -EINVAL, "fold: unknown option '%s'; see psrec fold --help", argv[optind - 1]);

@@ -174,7 +174,7 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 	}
 	if (dwarf) {
 		if (!x->unwind) {
-			int err = unwind_open(&x->unwind, r->symbolizer, x->sb);
+			int err = unwind_open(&x->unwind, r->symbolizer, x->sb, x->c->unwind_dwfl);
 			if (err)
 				return err;
 		}

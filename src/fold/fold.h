@@ -40,6 +40,7 @@ struct fold_config {
 	bool period;                /* weight by period, not by sample */
 	uint64_t time_start, time_end; /* sample times kept, ns: [start, end] */
 	int call_graph;             /* FOLD_CHAIN_* */
+	bool unwind_dwfl;           /* every stack through libdwfl (--unwinder=dwfl) */
 	struct sym_config sym;
 };
 

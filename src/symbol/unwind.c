@@ -129,16 +129,18 @@ struct unwind {
 	size_t nr_procs, cap_procs, last_proc;
 	struct cur cur;
 	const struct arch *arch;    /* the recording's, once a sample says */
+	bool dwfl_only;
 	struct unwind_stats st;
 };
 
-int unwind_open(struct unwind **out, struct symbolizer *s, const struct sideband *sb)
+int unwind_open(struct unwind **out, struct symbolizer *s, const struct sideband *sb, bool dwfl_only)
 {
 	struct unwind *u = calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
 	u->sym = s;
 	u->sb = sb;
+	u->dwfl_only = dwfl_only;
 	u->nr_dsos = sb->dsos.n;
 	u->dsos = calloc(u->nr_dsos ? u->nr_dsos : 1, sizeof(*u->dsos));
 	u->rules = calloc(RULE_CACHE, sizeof(*u->rules));
@@ -687,8 +689,8 @@ int unwind_sample(struct unwind *u, int32_t pid, uint64_t time, const struct sam
 	c->full = su->stack_size && su->stack_len >= su->stack_size;
 	struct regs g = c->regs;
 	ips[c->n++] = g.pc;
-	int st = STEP_END;
-	while (c->n < max) {
+	int st = u->dwfl_only ? STEP_EXPR : STEP_END;
+	while (c->n < max && !u->dwfl_only) {
 		const struct rule *r = rule_get(u, d, vaddr);
 		st = step(c, r, &g);
 		if (st != STEP_OK)

@@ -17,6 +17,7 @@
 #ifndef PSREC_SYMBOL_UNWIND_H
 #define PSREC_SYMBOL_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,8 +39,9 @@ struct unwind_stats {
 struct unwind;
 
 /* An unwinder over sb's address spaces; files come from s. Both must
- * outlive it. 0 or -ENOMEM. */
-int unwind_open(struct unwind **u, struct symbolizer *s, const struct sideband *sb);
+ * outlive it. dwfl_only: every sample through libdwfl (the slow path, to
+ * compare against). 0 or -ENOMEM. */
+int unwind_open(struct unwind **u, struct symbolizer *s, const struct sideband *sb, bool dwfl_only);
 void unwind_close(struct unwind *u);
 
 /*
