@@ -95,6 +95,7 @@ struct udso {
 	Dwarf_CFI *eh;              /* .eh_frame of the binary */
 	Dwarf *dw;                  /* DWARF of the debug file or the binary */
 	Dwarf_CFI *df;              /* its .debug_frame */
+	bool dw_tried;
 	int memfd;                  /* the vdso image as a file, for libdwfl */
 };
 
@@ -205,12 +206,8 @@ static int udso_get(struct unwind *u, uint32_t i, struct udso **out)
 			d->arch = arch_of(eh.e_machine);
 		if (d->f.bin)
 			d->eh = dwarf_getcfi_elf(d->f.bin);
-		/* .debug_frame: where .eh_frame lacks a function (rare) */
-		Elf *dbg = d->f.dbg ? d->f.dbg : d->f.bin;
-		if (dbg && (d->dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL)) != NULL)
-			d->df = dwarf_getcfi(d->dw);
 	}
-	if (d->arch && d->f.segs && (d->eh || d->df))
+	if (d->arch && d->f.segs && (d->eh || d->f.dbg || d->f.bin))
 		*out = d;
 	return 0;
 }
@@ -236,14 +233,23 @@ static bool op_breg(const Dwarf_Op *o, uint8_t *reg, int64_t *off, uint8_t nregs
 /* libdw's row for addr as a rule: the CFA as register+offset, each
  * register undefined, same, at or at-value CFA+offset, or another
  * register plus an offset; anything else is an expression. */
-static void rule_compile(struct unwind *u, const struct udso *d, uint64_t addr, struct rule *r)
+static void rule_compile(struct unwind *u, struct udso *d, uint64_t addr, struct rule *r)
 {
 	u->st.rules++;
 	*r = (struct rule){ .dso = d, .addr = addr, .kind = RULE_NONE };
 	Dwarf_Frame *fr = NULL;
-	if ((!d->eh || dwarf_cfi_addrframe(d->eh, addr, &fr) != 0) &&
-	    (!d->df || dwarf_cfi_addrframe(d->df, addr, &fr) != 0))
-		return;
+	if (!d->eh || dwarf_cfi_addrframe(d->eh, addr, &fr) != 0) {
+		/* .debug_frame, where .eh_frame lacks the function: opened only
+		 * then, as reading DWARF may decompress a big debug file */
+		if (!d->dw_tried) {
+			d->dw_tried = true;
+			Elf *dbg = d->f.dbg ? d->f.dbg : d->f.bin;
+			if (dbg && (d->dw = dwarf_begin_elf(dbg, DWARF_C_READ, NULL)) != NULL)
+				d->df = dwarf_getcfi(d->dw);
+		}
+		if (!d->df || dwarf_cfi_addrframe(d->df, addr, &fr) != 0)
+			return;
+	}
 	Dwarf_Addr start, end;
 	bool signal = false;
 	int ra = dwarf_frame_info(fr, &start, &end, &signal);
@@ -289,7 +295,7 @@ out:
 	free(fr);
 }
 
-static const struct rule *rule_get(struct unwind *u, const struct udso *d, uint64_t addr)
+static const struct rule *rule_get(struct unwind *u, struct udso *d, uint64_t addr)
 {
 	uint64_t h = (addr ^ (uint64_t)(uintptr_t)d * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
 	struct rule *r = &u->rules[h >> (64 - 14)];
@@ -330,7 +336,8 @@ static int locate(struct unwind *u, uint64_t pc, uint64_t time, struct udso **d,
 
 enum { STEP_OK, STEP_END, STEP_EXPR };
 
-/* One frame outward: regs become the caller's. */
+/* One frame outward: regs become the caller's, in place (a copy of the
+ * register file per frame was 40% of the time). */
 static int step(struct cur *c, const struct rule *r, struct regs *g)
 {
 	if (r->kind == RULE_NONE)
@@ -340,44 +347,47 @@ static int step(struct cur *c, const struct rule *r, struct regs *g)
 	if (!(g->valid >> r->cfa_reg & 1))
 		return STEP_END;
 	uint64_t cfa = g->r[r->cfa_reg] + (uint64_t)r->cfa_off;
-	struct regs n = *g;
-	n.valid &= ~r->undef;
-	uint8_t sp = c->arch->sp;
-	bool sp_set = false;
+	uint64_t v[RULE_REGS], set = 0, unset = r->undef;
+	/* every value from the callee's registers, then all written */
 	for (unsigned i = 0; i < r->n; i++) {
-		uint8_t reg = r->r[i].reg;
-		uint64_t v;
 		switch (r->r[i].how) {
 		case HOW_AT:
-			if (!stack_read(c, cfa + (uint64_t)r->r[i].off, &v))
+			if (!stack_read(c, cfa + (uint64_t)r->r[i].off, &v[i]))
 				return STEP_END;
 			break;
 		case HOW_VAL:
-			v = cfa + (uint64_t)r->r[i].off;
+			v[i] = cfa + (uint64_t)r->r[i].off;
 			break;
 		default:
 			if (!(g->valid >> r->r[i].src & 1)) {
-				n.valid &= ~(1ULL << reg);
+				unset |= 1ULL << r->r[i].reg;
+				v[i] = 0;
 				continue;
 			}
-			v = g->r[r->r[i].src] + (uint64_t)r->r[i].off;
+			v[i] = g->r[r->r[i].src] + (uint64_t)r->r[i].off;
 			break;
 		}
-		n.r[reg] = v;
-		n.valid |= 1ULL << reg;
-		sp_set |= reg == sp;
+		set |= 1ULL << r->r[i].reg;
 	}
-	if (!sp_set) {
-		n.r[sp] = cfa;
-		n.valid |= 1ULL << sp;
+	uint8_t sp = c->arch->sp;
+	uint64_t old_sp = g->r[sp], old_pc = g->pc;
+	g->valid &= ~unset;
+	for (unsigned i = 0; i < r->n; i++) {
+		if (set >> r->r[i].reg & 1) {
+			g->r[r->r[i].reg] = v[i];
+			g->valid |= 1ULL << r->r[i].reg;
+		}
 	}
-	if (!(n.valid >> r->ra & 1))
+	if (!(set >> sp & 1)) {
+		g->r[sp] = cfa;
+		g->valid |= 1ULL << sp;
+	}
+	if (!(g->valid >> r->ra & 1))
 		return STEP_END; /* undefined: the outermost frame */
-	n.pc = n.r[r->ra];
+	g->pc = g->r[r->ra];
 	/* the stack grows down: a caller below its callee is garbage */
-	if (n.pc == 0 || n.r[sp] < g->r[sp] || (n.r[sp] == g->r[sp] && n.pc == g->pc))
+	if (g->pc == 0 || g->r[sp] < old_sp || (g->r[sp] == old_sp && g->pc == old_pc))
 		return STEP_END;
-	*g = n;
 	return STEP_OK;
 }
 
