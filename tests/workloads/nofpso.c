@@ -1,0 +1,35 @@
+/*
+ * nofpso - a call chain through the program's own shared library, both
+ * built with -O2 -fomit-frame-pointer: main -> so_middle -> so_leaf, the
+ * last two in libnofpso.so (tests/workloads/libnofpso.c), CPU burnt in
+ * so_leaf. meson's build rpath finds the library.
+ *
+ * usage: nofpso [SECONDS]   (default 1.0 s)
+ *        nofpso -n LOOPS    fixed work
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchstat.h"
+
+double so_middle(double until, long loops);
+
+int main(int argc, char **argv)
+{
+	benchstat_start();
+	double secs = 1.0;
+	long loops = 0;
+	if (argc > 2 && strcmp(argv[1], "-n") == 0)
+		loops = atol(argv[2]);
+	else if (argc > 1)
+		secs = atof(argv[1]);
+	if (secs <= 0 || loops < 0) {
+		fprintf(stderr, "usage: nofpso [SECONDS]\n");
+		return 2;
+	}
+	double r = so_middle(benchstat_now() + secs, loops);
+	benchstat_work = loops;
+	/* after the call, so that main's call is not a tail call */
+	return r > 0 ? 0 : 1;
+}
