@@ -45,10 +45,13 @@ struct frame_slot {
 	const struct maps_entry *map;
 	uint64_t ip;
 	int32_t pid;
-	int mode;
+	int mode;                   /* | FRAME_CALLER for a return address */
 	struct flame_frame f;
+	const char *const *inl;     /* calls inlined there, outermost first */
+	uint32_t ninl;
 	bool used;
 };
+#define FRAME_CALLER 0x100
 
 struct fold_ctx {
 	const struct fold_config *c;
@@ -59,6 +62,7 @@ struct fold_ctx {
 	struct sideband *sb;        /* r->sideband: it owns the thread names */
 	int attr;                   /* the folded event's attr index */
 	struct flame_frame frames[FOLD_MAX_FRAMES + 1];
+	size_t nframes;             /* used in frames */
 	uint64_t chain_ip[FOLD_MAX_FRAMES];
 	int chain_mode[FOLD_MAX_FRAMES];
 	uint64_t user_ip[FOLD_MAX_FRAMES];
@@ -89,21 +93,23 @@ static int choose_event(struct fold_ctx *x, struct err *e)
 	return 0;
 }
 
-/* The frame of one address. */
-static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time, int mode, struct flame_frame *f)
+/* The frame of one address, and the calls inlined there. caller: ip is a
+ * return address, whose call is the byte before it. */
+static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time, int mode, bool caller,
+		    const struct frame_slot **out)
 {
 	const struct maps_entry *m = sideband_map(x->sb, pid, ip, time, mode);
 	bool kernel = mode == PD_MISC_KERNEL || mode == PD_MISC_GUEST_KERNEL;
 	/* Without a map the name may come from perf-PID.map: pid is part of
 	 * the key; with one it is implied by the entry. */
 	int32_t kpid = m ? 0 : pid;
-	uint64_t h = (ip ^ (uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uint32_t)kpid << 7 ^ (uint64_t)mode) *
+	int kmode = mode | (caller ? FRAME_CALLER : 0);
+	uint64_t h = (ip ^ (uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uint32_t)kpid << 7 ^ (uint64_t)kmode) *
 		     0xff51afd7ed558ccdULL;
 	struct frame_slot *slot = &x->cache[h >> 48];
-	if (slot->used && slot->map == m && slot->ip == ip && slot->pid == kpid && slot->mode == mode) {
-		*f = slot->f;
+	*out = slot;
+	if (slot->used && slot->map == m && slot->ip == ip && slot->pid == kpid && slot->mode == kmode)
 		return 0;
-	}
 	struct sym_dso d = { 0 };
 	const struct sym_dso *dp = NULL;
 	uint64_t start = 0, pgoff = 0;
@@ -121,11 +127,28 @@ static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time,
 	}
 	struct sym_frame sf;
 	int err = symbolizer_frame(x->r->symbolizer, dp, start, pgoff, ip, pid, &sf);
+	const char *const *inl = NULL;
+	size_t ninl = 0;
+	if (!err && m && !kernel)
+		err = symbolizer_inlines(x->r->symbolizer, dp, start, pgoff, caller ? ip - 1 : ip, &inl, &ninl);
 	if (err)
 		return err;
-	f->name = sf.name;
-	f->kind = kernel ? SYM_KIND_KERNEL : sf.kind;
-	*slot = (struct frame_slot){ m, ip, kpid, mode, *f, true };
+	*slot = (struct frame_slot){ m, ip, kpid, kmode, { sf.name, kernel ? SYM_KIND_KERNEL : sf.kind },
+				     inl, (uint32_t)ninl, true };
+	return 0;
+}
+
+/* Append one address's frames (its function, then what was inlined). */
+static int frames_add(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time, int mode, bool caller)
+{
+	const struct frame_slot *f;
+	int err = frame_of(x, pid, ip, time, mode, caller, &f);
+	if (err)
+		return err;
+	if (x->nframes <= FOLD_MAX_FRAMES)
+		x->frames[x->nframes++] = f->f;
+	for (uint32_t k = 0; k < f->ninl && x->nframes <= FOLD_MAX_FRAMES; k++)
+		x->frames[x->nframes++] = (struct flame_frame){ f->inl[k], f->f.kind };
 	return 0;
 }
 
@@ -193,23 +216,24 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		x->chain_ip[0] = s.ip;
 		x->chain_mode[n++] = rec->misc & PD_MISC_CPUMODE_MASK;
 	}
-	size_t nf = 0;
-	x->frames[nf++] = (struct flame_frame){ comm ? comm : unknown_comm, SYM_KIND_USER };
+	x->nframes = 0;
+	x->frames[x->nframes++] = (struct flame_frame){ comm ? comm : unknown_comm, SYM_KIND_USER };
 	/* The chain is innermost first; a folded line outermost first. */
 	for (size_t i = n; i-- > 0;) {
 		int m = x->chain_mode[i];
 		if (m == MODE_TRUNCATED) {
-			x->frames[nf++] = (struct flame_frame){ truncated, SYM_KIND_UNKNOWN };
+			if (x->nframes <= FOLD_MAX_FRAMES)
+				x->frames[x->nframes++] = (struct flame_frame){ truncated, SYM_KIND_UNKNOWN };
 			continue;
 		}
 		bool kernel = m == PD_MISC_KERNEL || m == PD_MISC_GUEST_KERNEL;
 		if (kernel && x->c->no_kernel)
 			continue;
-		int err = frame_of(x, (int32_t)s.pid, x->chain_ip[i], s.time, m, &x->frames[nf]);
+		int err = frames_add(x, (int32_t)s.pid, x->chain_ip[i], s.time, m, i > 0);
 		if (err)
 			return err;
-		nf++;
 	}
+	size_t nf = x->nframes;
 	if (nf == 1)
 		return 0; /* only kernel frames, and --no-kernel */
 	uint64_t w = x->c->period ? s.period : 1;

@@ -6,6 +6,8 @@
  */
 #include "symbolizer.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -67,6 +69,15 @@ struct sdso {
 	/* kept open for the unwinder (symbolizer_files): bin's .eh_frame,
 	 * dbg's .debug_frame and DWARF */
 	struct efile bin, dbg;
+	Dwarf *dw;                      /* for inlined calls, opened on first use */
+	bool dw_tried;
+	struct cu_range *cus;           /* dw's compile units by address */
+	size_t ncus;
+};
+
+struct cu_range {
+	uint64_t lo, hi;                /* [lo, hi) */
+	Dwarf_Off die;                  /* the unit's DIE */
 };
 
 /* The last DSO seen for a (name, id) pointer pair: the caller passes its
@@ -104,6 +115,13 @@ struct symbolizer {
 	struct build_id kid;            /* the running kernel's */
 	int kid_state;                  /* 0 not read, 1 read, -1 none */
 	uint64_t frames, unresolved;
+	struct inl_block *inl;          /* the arrays symbolizer_inlines gave */
+};
+
+/* Arrays of inlined-call names, freed at close. */
+struct inl_block {
+	struct inl_block *next;
+	const char *names[];
 };
 
 static const struct build_id no_id;
@@ -246,6 +264,9 @@ static void efile_close(struct efile *f);
 
 static void dso_free(struct sdso *x)
 {
+	if (x->dw)
+		dwarf_end(x->dw);
+	free(x->cus);
 	efile_close(&x->bin);
 	efile_close(&x->dbg);
 	symtab_free(&x->own);
@@ -764,6 +785,174 @@ int symbolizer_frame(struct symbolizer *s, const struct sym_dso *d, uint64_t sta
 	}
 }
 
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every compile unit's address ranges, sorted: gcc 12 writes no
+ * .debug_aranges, which dwarf_addrdie needs. -ENOMEM or 0. */
+static int cu_index(struct sdso *x)
+{
+	size_t cap = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_next_unit(x->dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(x->dw, off + hsize, &cu)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (x->ncus == cap) {
+					size_t c = cap ? 2 * cap : 64;
+					struct cu_range *v = realloc(x->cus, c * sizeof(*v));
+					if (!v)
+						return -ENOMEM;
+					x->cus = v;
+					cap = c;
+				}
+				x->cus[x->ncus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cu) };
+			}
+		}
+		off = next;
+	}
+	if (x->ncus)
+		qsort(x->cus, x->ncus, sizeof(*x->cus), cu_cmp);
+	return 0;
+}
+
+/* The DWARF of x's debug file, else of its binary (built with -g). */
+static int dso_dwarf(struct sdso *x, Dwarf **dw)
+{
+	if (!x->dw_tried) {
+		x->dw_tried = true;
+		Elf *e = x->dbg.elf ? x->dbg.elf : x->bin.elf;
+		if (e && (x->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL)) != NULL) {
+			int err = cu_index(x);
+			if (err)
+				return err;
+		}
+	}
+	*dw = x->ncus ? x->dw : NULL;
+	return 0;
+}
+
+/* The compile unit holding vaddr. */
+static bool cu_find(const struct sdso *x, uint64_t vaddr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi = x->ncus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->cus[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges of units may nest or overlap (rare): look back a little */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+		if (vaddr < x->cus[i].hi)
+			return dwarf_offdie(x->dw, x->cus[i].die, cu) != NULL;
+	return false;
+}
+
+/* "name (inlined)" for an inlined_subroutine DIE, demangled as the
+ * symbols are; NULL when it has no name. */
+static const char *inline_name(struct symbolizer *s, Dwarf_Die *die, bool *nomem)
+{
+	Dwarf_Attribute a;
+	const char *n = NULL;
+	char *dm = NULL;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (link && s->demangle && is_mangled(link) && (dm = cplus_demangle(link, DMGL_NO_OPTS)) != NULL)
+		n = dm;
+	if (!n)
+		n = dwarf_diename(die);
+	if (!n) {
+		free(dm);
+		return NULL;
+	}
+	char buf[1024];
+	int len = snprintf(buf, sizeof(buf), "%s (inlined)", n);
+	free(dm);
+	if (len < 0 || (size_t)len >= sizeof(buf))
+		return NULL;
+	const char *p = strpool_intern(&s->pool, buf, (size_t)len);
+	*nomem = !p;
+	return p;
+}
+
+int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff,
+		       uint64_t addr, const char *const **names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	if (!d || !d->name || d->kernel)
+		return 0;
+	struct sdso *x = dso_get(s, d);
+	if (!x)
+		return -ENOMEM;
+	if (x->state == DSO_NEW) {
+		int err = dso_load(s, x);
+		if (err)
+			return err;
+	}
+	uint64_t vaddr;
+	Dwarf *dw = NULL;
+	Dwarf_Die cu, *scopes = NULL;
+	if (x->type != DSO_FILE || !x->segs.n || !elfsyms_vaddr(&x->segs, addr - start + pgoff, &vaddr))
+		return 0;
+	int derr = dso_dwarf(x, &dw);
+	if (derr || !dw || !cu_find(x, vaddr, &cu))
+		return derr;
+	int nscopes = dwarf_getscopes(&cu, vaddr, &scopes);
+	/* dwarf_getscopes goes from an inlined call to the scopes of its
+	 * abstract definition; the concrete nesting (the callers the code
+	 * was inlined into) is dwarf_getscopes_die's from the innermost call */
+	int first = 0;
+	while (first < nscopes && dwarf_tag(&scopes[first]) != DW_TAG_inlined_subroutine &&
+	       dwarf_tag(&scopes[first]) != DW_TAG_subprogram)
+		first++;
+	if (first < nscopes && dwarf_tag(&scopes[first]) == DW_TAG_inlined_subroutine) {
+		Dwarf_Die inner = scopes[first];
+		free(scopes);
+		scopes = NULL;
+		nscopes = dwarf_getscopes_die(&inner, &scopes);
+	}
+	int inlined = 0;
+	while (inlined < nscopes && dwarf_tag(&scopes[inlined]) != DW_TAG_subprogram)
+		inlined++;
+	int err = 0;
+	struct inl_block *b = NULL;
+	if (inlined > 0 && inlined < nscopes && (b = malloc(sizeof(*b) + (size_t)inlined * sizeof(char *)))) {
+		size_t k = 0;
+		bool nomem = false;
+		/* the scopes are innermost first; the names outermost first */
+		for (int i = inlined; i-- > 0 && !nomem;) {
+			if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+				continue;
+			const char *nm = inline_name(s, &scopes[i], &nomem);
+			if (nm)
+				b->names[k++] = nm;
+		}
+		if (nomem || k == 0) {
+			free(b);
+			err = nomem ? -ENOMEM : 0;
+		} else {
+			b->next = s->inl;
+			s->inl = b;
+			*names = b->names;
+			*n = k;
+		}
+	} else if (inlined > 0 && inlined < nscopes) {
+		err = -ENOMEM;
+	}
+	free(scopes);
+	return err;
+}
+
 int symbolizer_files(struct symbolizer *s, const struct sym_dso *d, struct sym_files *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -831,6 +1020,11 @@ void symbolizer_close(struct symbolizer *s)
 	for (size_t i = 0; i < s->njit; i++)
 		symtab_free(&s->jit[i].tab);
 	free(s->jit);
+	while (s->inl) {
+		struct inl_block *b = s->inl;
+		s->inl = b->next;
+		free(b);
+	}
 	symtab_free(&s->running);
 	if (s->have_store)
 		store_close(&s->store);

@@ -69,6 +69,16 @@ int symbolizer_frame(struct symbolizer *s, const struct sym_dso *d, uint64_t sta
 		     uint64_t ip, int32_t pid, struct sym_frame *f);
 
 /*
+ * The calls inlined at addr (an address in the process, in d mapped as
+ * for symbolizer_frame; a return address minus one for a caller), from
+ * the DWARF of d's debug file or binary: "name (inlined)" for each,
+ * outermost first, interned; none without DWARF. The function holding
+ * them is symbolizer_frame's. 0 or -ENOMEM.
+ */
+int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff,
+		       uint64_t addr, const char *const **names, size_t *n);
+
+/*
  * The ELF files behind DSO d, for the unwinder (symbol/unwind.h), found
  * as for its symbols and owned by s: the mapped file (its .eh_frame) and
  * its separate debug file (.debug_frame, DWARF), each NULL when not found,
