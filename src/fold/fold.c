@@ -65,6 +65,7 @@ struct fold_ctx {
 	size_t nframes;             /* used in frames */
 	uint64_t chain_ip[FOLD_MAX_FRAMES];
 	int chain_mode[FOLD_MAX_FRAMES];
+	bool chain_exact[FOLD_MAX_FRAMES]; /* the address is the call's own, not a return address */
 	uint64_t user_ip[FOLD_MAX_FRAMES];
 	struct unwind *unwind;      /* opened at the first stack copy */
 	struct frame_slot cache[FRAME_CACHE];
@@ -192,6 +193,7 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 			if (user_from_stack && (mode == PD_MISC_USER || mode == PD_MISC_GUEST_USER))
 				continue;
 			x->chain_ip[n] = ip;
+			x->chain_exact[n] = false;
 			x->chain_mode[n++] = mode;
 		}
 	}
@@ -205,14 +207,18 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		int st = unwind_sample(x->unwind, (int32_t)s.pid, s.time, &su, x->user_ip, FOLD_MAX_FRAMES - n, &un);
 		if (st < 0)
 			return st;
+		/* a caller is named by its call, the byte before the return
+		 * address, as perf names the frames it unwinds itself */
 		for (size_t i = 0; i < un; i++) {
-			x->chain_ip[n] = x->user_ip[i];
+			x->chain_ip[n] = x->user_ip[i] - (i > 0);
+			x->chain_exact[n] = true;
 			x->chain_mode[n++] = PD_MISC_USER;
 		}
 		if (st == UNWIND_TRUNCATED && n < FOLD_MAX_FRAMES)
 			x->chain_mode[n++] = MODE_TRUNCATED;
 	}
 	if (n == 0 && (a->attr.sample_type & PD_SAMPLE_IP)) {
+		x->chain_exact[0] = true;
 		x->chain_ip[0] = s.ip;
 		x->chain_mode[n++] = rec->misc & PD_MISC_CPUMODE_MASK;
 	}
@@ -229,7 +235,7 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		bool kernel = m == PD_MISC_KERNEL || m == PD_MISC_GUEST_KERNEL;
 		if (kernel && x->c->no_kernel)
 			continue;
-		int err = frames_add(x, (int32_t)s.pid, x->chain_ip[i], s.time, m, i > 0);
+		int err = frames_add(x, (int32_t)s.pid, x->chain_ip[i], s.time, m, i > 0 && !x->chain_exact[i]);
 		if (err)
 			return err;
 	}
