@@ -334,7 +334,7 @@ static int locate(struct unwind *u, uint64_t pc, uint64_t time, struct udso **d,
 	return 0;
 }
 
-enum { STEP_OK, STEP_END, STEP_EXPR };
+enum { STEP_OK, STEP_END, STEP_OUTERMOST, STEP_EXPR };
 
 /* One frame outward: regs become the caller's, in place (a copy of the
  * register file per frame was 40% of the time). */
@@ -383,7 +383,7 @@ static int step(struct cur *c, const struct rule *r, struct regs *g)
 		g->valid |= 1ULL << sp;
 	}
 	if (!(g->valid >> r->ra & 1))
-		return STEP_END; /* undefined: the outermost frame */
+		return STEP_OUTERMOST; /* its return address is undefined: _start */
 	g->pc = g->r[r->ra];
 	/* the stack grows down: a caller below its callee is garbage */
 	if (g->pc == 0 || g->r[sp] < old_sp || (g->r[sp] == old_sp && g->pc == old_pc))
@@ -722,7 +722,7 @@ int unwind_sample(struct unwind *u, int32_t pid, uint64_t time, const struct sam
 		u->st.truncated++;
 		return UNWIND_TRUNCATED;
 	}
-	if (c->n == 1) {
+	if (c->n == 1 && st != STEP_OUTERMOST) {
 		u->st.failed++;
 		return UNWIND_FAILED;
 	}
