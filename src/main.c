@@ -7,8 +7,6 @@
  *   128+N the command, or psrec itself, was stopped by signal N.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,6 +28,7 @@
 #include "record/loop.h"
 #include "record/record.h"
 #include "util/err.h"
+#include "util/outfile.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
@@ -378,49 +377,20 @@ static void fold_report(const char *input, const struct fold_result *r)
 			r->samples ? " passed the filters" : "");
 }
 
-/* Write to path through a temporary beside it, renamed at the end: a
- * failed run never leaves a partial file at path. "-": stdout. Anything
- * but a regular file that exists at path (/dev/null, a FIFO, a terminal)
- * is written in place: renaming over it would replace the device. */
-static FILE *out_open(const char *path, char *tmp, size_t len)
+/* Flush what f holds and, when ok, put the output in place; otherwise a
+ * temporary is removed, so a failed run never leaves a partial file. */
+static int out_finish(FILE *f, struct outfile *of, bool ok)
 {
-	tmp[0] = '\0';
-	if (strcmp(path, "-") == 0)
-		return stdout;
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			errno = EISDIR;
-			return NULL;
-		}
-		return fopen(path, "we");
+	int err;
+	if (of->is_stdout) {
+		err = fflush(f) == 0 ? 0 : -EIO;
+	} else {
+		err = fclose(f) == 0 ? 0 : -errno;
+		of->fd = -1; /* fclose closed it */
 	}
-	snprintf(tmp, len, "%s.XXXXXX", path);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		tmp[0] = '\0';
-		return NULL;
-	}
-	fchmod(fd, 0644);
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-	}
-	return f;
-}
-
-static int out_close(FILE *f, const char *path, const char *tmp, bool ok)
-{
-	if (f == stdout)
-		return ok && fflush(f) == 0 ? 0 : -EIO;
-	int err = fclose(f) == 0 ? 0 : -errno;
-	if (!tmp[0])
-		return ok ? err : -EIO;
-	if (ok && !err && rename(tmp, path) != 0)
-		err = -errno;
-	if (!ok || err)
-		unlink(tmp);
+	if (ok && !err)
+		err = outfile_commit(of);
+	outfile_close(of);
 	return err;
 }
 
@@ -461,10 +431,20 @@ static int cmd_fold_or_flame(int argc, char **argv, bool flame)
 			fold_free(&base);
 		return EXIT_RUNTIME;
 	}
-	char tmp[PATH_MAX];
-	FILE *f = out_open(out, tmp, sizeof(tmp));
+	/* Through a temporary beside out, renamed at the end; "-" is stdout; a
+	 * device or FIFO is written in place (util/outfile.h). */
+	struct outfile of;
+	int oerr = outfile_open(&of, out, flame ? "flamegraph-" : "fold-", OUTFILE_STDOUT);
+	FILE *f = oerr ? NULL : of.is_stdout ? stdout : fdopen(of.fd, "w");
+	if (!oerr && !f)
+		oerr = -errno;
+	/* The temporary is 0600; a profile's text or drawing is for sharing,
+	 * as a shell's > would leave it. */
+	if (f && !of.direct)
+		fchmod(of.fd, 0644);
 	if (!f) {
-		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-oerr));
+		outfile_close(&of);
 		fold_free(&cur);
 		if (have_base)
 			fold_free(&base);
@@ -488,7 +468,7 @@ static int cmd_fold_or_flame(int argc, char **argv, bool flame)
 		free(cs);
 		free(bs);
 	}
-	int cerr = out_close(f, out, tmp, !err);
+	int cerr = out_finish(f, &of, !err);
 	if (!err && cerr)
 		snprintf(e.msg, sizeof(e.msg), "cannot write %s: %s", out, strerror(-cerr));
 	fold_free(&cur);

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "psrec/perf_data.h"
 #include "util/buf.h"
 #include "util/io.h"
+#include "util/outfile.h"
 
 #define CHUNK (64 * 1024)
 #define KERNEL_NAME "[kernel.kallsyms]"
@@ -63,10 +63,8 @@ struct source {
 
 /* The output: a temporary renamed into place, or written in place. */
 struct out {
-	const char *path;
-	char *tmp;                  /* NULL: written in place */
-	int fd;
-	bool own_fd;                /* not stdout */
+	struct outfile file;
+	const char *path;           /* for messages: "standard output" for - */
 };
 
 static void plan_free(struct plan *p)
@@ -596,52 +594,29 @@ static int put_map(struct archive *a, const struct out *o, uint32_t pid, uint8_t
 
 /* A regular file (or a new name) is written under a temporary name beside
  * it and renamed at the end; anything else that exists (a device, a FIFO)
- * is written in place, never replaced; "-" is standard output. */
+ * is written in place, never replaced; "-" is standard output
+ * (util/outfile.h). */
 static int out_open(struct out *o, const char *path, const char *data_path, const struct store *s, struct err *e)
 {
-	memset(o, 0, sizeof(*o));
-	o->path = path;
-	o->fd = -1;
-	if (strcmp(path, "-") == 0) {
-		o->path = "standard output";
-		o->fd = STDOUT_FILENO;
-		return 0;
-	}
+	o->path = strcmp(path, "-") == 0 ? "standard output" : path;
 	struct stat st, in;
-	bool exists = stat(path, &st) == 0;
-	if (exists && S_ISDIR(st.st_mode))
-		return err_set(e, -EISDIR, "cannot write %s: it is a directory; give a file name with -o", path);
-	if (exists && stat(data_path, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino)
+	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && stat(data_path, &in) == 0 &&
+	    in.st_dev == st.st_dev && in.st_ino == st.st_ino)
 		return err_set(e, -EINVAL, "cannot write %s: it is the recording itself; give another name with -o",
 			       path);
-	if (exists && !S_ISREG(st.st_mode)) {
-		o->fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (o->fd < 0)
-			return err_set(e, -errno, "cannot write %s: %s", path, strerror(errno));
-		o->own_fd = true;
-		return 0;
-	}
-	char *copy = strdup(path);
-	const char *dir = copy ? dirname(copy) : NULL;
-	o->tmp = dir ? str_fmt("%s/.psrec-archive-XXXXXX", dir) : NULL;
-	if (!o->tmp) {
-		free(copy);
-		return -ENOMEM;
-	}
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (o->fd < 0) {
-		int code = errno;
-		err_set(e, -code, "cannot create a file in %s for %s: %s", dir, path, strerror(code));
-		free(copy);
-		free(o->tmp);
-		o->tmp = NULL;
-		return -code;
-	}
-	free(copy);
-	o->own_fd = true;
+	int err = outfile_open(&o->file, path, "archive-", OUTFILE_STDOUT);
+	if (err == -EISDIR)
+		return err_set(e, err, "cannot write %s: it is a directory; give a file name with -o", path);
+	if (err == -ENOMEM)
+		return err;
+	if (err && o->file.direct)
+		return err_set(e, err, "cannot write %s: %s", path, strerror(-err));
+	if (err)
+		return err_set(e, err, "cannot create a file in %s for %s: %s", o->file.dir, path, strerror(-err));
 	/* Under sudo the archive belongs to the user, like the cache. */
-	if (s && s->set_owner && fchown(o->fd, s->uid, s->gid) < 0)
-		return err_set(e, -errno, "cannot give %s to uid %u: %s", o->tmp, (unsigned)s->uid, strerror(errno));
+	if (!o->file.direct && s && s->set_owner && fchown(o->file.fd, s->uid, s->gid) < 0)
+		return err_set(e, -errno, "cannot give %s to uid %u: %s", o->file.tmp, (unsigned)s->uid,
+			       strerror(errno));
 	return 0;
 }
 
@@ -649,27 +624,14 @@ static int out_open(struct out *o, const char *path, const char *data_path, cons
  * empty file under the name. */
 static int out_commit(struct out *o, struct err *e)
 {
-	if (!o->tmp)
+	if (o->file.direct)
 		return 0;
-	if (fsync(o->fd) < 0)
+	if (fsync(o->file.fd) < 0)
 		return err_set(e, -errno, "cannot write %s: %s", o->path, strerror(errno));
-	if (rename(o->tmp, o->path) < 0)
-		return err_set(e, -errno, "cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
-	free(o->tmp);
-	o->tmp = NULL;
+	int err = outfile_commit(&o->file);
+	if (err)
+		return err_set(e, err, "cannot rename %s to %s: %s", o->file.tmp, o->path, strerror(-err));
 	return 0;
-}
-
-/* Close; a temporary still there (not committed) is removed. */
-static void out_close(struct out *o)
-{
-	if (o->own_fd && o->fd >= 0)
-		close(o->fd);
-	o->fd = -1;
-	if (o->tmp)
-		unlink(o->tmp);
-	free(o->tmp);
-	o->tmp = NULL;
 }
 
 static int write_members(struct archive *a, const struct out *o, const struct store *s, const struct plan *p,
@@ -697,7 +659,7 @@ int archive_write(const char *data_path, const char *out_path, const struct stor
 		plan_free(&p);
 		return err;
 	}
-	struct out o;
+	struct out o = { OUTFILE_INIT, out_path };
 	err = out_open(&o, out_path, data_path, s, e);
 	struct archive *a = err ? NULL : archive_write_new();
 	if (!err && !a)
@@ -706,7 +668,7 @@ int archive_write(const char *data_path, const char *out_path, const struct stor
 		     archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
 		     /* no padding after the zstd frame: zstd -d would read it as garbage */
 		     archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-		     archive_write_open_fd(a, o.fd) != ARCHIVE_OK))
+		     archive_write_open_fd(a, o.file.fd) != ARCHIVE_OK))
 		err = lib_error(a, &o, e);
 	if (!err)
 		err = write_members(a, &o, s, &p, res, e);
@@ -718,7 +680,7 @@ int archive_write(const char *data_path, const char *out_path, const struct stor
 	}
 	if (a)
 		archive_write_free(a);
-	out_close(&o);
+	outfile_close(&o.file);
 	plan_free(&p);
 	return err;
 }

@@ -1,23 +1,20 @@
 /*
  * output.h - the output file's life.
  *
- * A regular file (or a new name) is created as an unnamed O_TMPFILE in
- * the target directory before any event is opened, so an unwritable path
- * fails first, and a failed or killed start leaves nothing behind; where
- * the filesystem has no O_TMPFILE, a randomly named ".psrec-XXXXXX" in the
- * same directory stands in (never derived from the output's name, so a
- * long name cannot overflow NAME_MAX and nobody can pre-create it). The
- * file gets its name once recording really starts (output_commit): an
- * existing non-empty file becomes FILE.old, like perf record. Until the
- * start is certain (output_started) the previous FILE.old is only moved
- * aside, so output_abort can put both back.
- *
- * Anything else that exists at the path is written in place and never
- * replaced: a device (/dev/null), a FIFO, a socket, or a /proc/PID/fd link
- * such as /dev/stdout. Such an output may not be seekable (a FIFO, a
+ * Placement is util/outfile.h's: a regular file (or a new name) is created
+ * as an unnamed O_TMPFILE in the target directory (a random ".psrec-" name
+ * where the filesystem has none), before any event is opened, so an
+ * unwritable path fails first, and a failed or killed start leaves nothing
+ * behind. Anything else that exists at the path is written in place and
+ * never replaced: a device (/dev/null), a FIFO, a socket, or a /proc/PID/fd
+ * link such as /dev/stdout. Such an output may not be seekable (a FIFO, a
  * pipe): then o->seekable is false and the caller writes the pipe format.
  *
- * Mode 0600; owned by the invoking user under sudo.
+ * What a recording adds: the file gets its name once recording really
+ * starts (output_commit), and an existing non-empty file becomes FILE.old,
+ * like perf record. Until the start is certain (output_started) the
+ * previous FILE.old is only moved aside, so output_abort can put both
+ * back. Mode 0600; owned by the invoking user under sudo.
  */
 #ifndef PSREC_RECORD_OUTPUT_H
 #define PSREC_RECORD_OUTPUT_H
@@ -25,14 +22,11 @@
 #include <stdbool.h>
 
 #include "util/err.h"
+#include "util/outfile.h"
 
 struct output {
-	const char *path;       /* final name */
-	int fd;
-	bool direct;            /* written in place (see above) */
+	struct outfile file;    /* the fd, its path, written in place or not */
 	bool seekable;
-	char *dir;              /* the directory of path */
-	char *tmp_path;         /* named stand-in, without O_TMPFILE */
 	bool committed;
 	bool renamed_old;       /* an existing file was moved to FILE.old */
 	char *aside;            /* the previous FILE.old, until the start is certain */

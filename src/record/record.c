@@ -118,7 +118,7 @@ static int prepare(struct recording *r, struct err *e)
 	if (c->pipe)
 		return 0;
 	err = output_create(&r->out, c->output, e);
-	r->out_fd = r->out.fd;
+	r->out_fd = r->out.file.fd;
 	/* A FIFO or a pipe behind -o: the stream needs no seeking. */
 	r->pipe = !r->out.seekable;
 	return err;
@@ -339,7 +339,7 @@ static int finish(struct recording *r, const struct loop_config *lc, struct err 
 	struct stat sb;
 	if (r->pipe)
 		res->file_bytes = r->w.end;
-	else if (fstat(r->out.fd, &sb) == 0)
+	else if (fstat(r->out.file.fd, &sb) == 0)
 		res->file_bytes = (uint64_t)sb.st_size;
 	if (r->comp_ok)
 		res->compress_ratio = compress_ratio(&r->comp);
@@ -372,7 +372,7 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(res, 0, sizeof(*res));
-	struct recording r = { .sigfd = -1, .out = { .fd = -1, .aside_fd = -1 } };
+	struct recording r = { .sigfd = -1, .out = { .file = OUTFILE_INIT, .aside_fd = -1 } };
 	r.env = (struct target_env){ .cfg = c, .cmd_path = cmd_path, .child_mask = &r.old_mask,
 				     .sigfd = -1, .t0 = &t0, .hooks = h, .res = res };
 	target_init(&r.tgt, cmd_path);

@@ -130,9 +130,16 @@ if mknod "$TMP/null" c 1 3 2>/dev/null; then
 	fold -i "$TMP/g.data" -o "$TMP/null" || fail "fold -o a device failed"
 	"$PSREC" flamegraph -i "$TMP/g.data" -o "$TMP/null" 2>/dev/null || fail "flamegraph -o a device failed"
 	[ -c "$TMP/null" ] || fail "fold or flamegraph replaced the device it was told to write"
-	[ -z "$(find "$TMP" -maxdepth 1 -name 'null.*')" ] || fail "a temporary was left beside the device"
+	[ -z "$(find "$TMP" -maxdepth 1 -name 'null.*' -o -name '.psrec-*')" ] || fail "a temporary was left beside the device"
 	echo "ok: -o a device writes through it, never replaces it"
 fi
+# A link into /proc/PID/fd, as /dev/stdout is (a private one: a regression
+# must not replace the machine's), is written through, never renamed over.
+ln -s /proc/self/fd/1 "$TMP/stdout"
+fold -i "$TMP/g.data" -o "$TMP/stdout" >"$TMP/through.folded" || fail "fold -o a /proc/self/fd link failed"
+[ -L "$TMP/stdout" ] || fail "fold replaced the /proc/self/fd link it was told to write through"
+cmp -s "$TMP/through.folded" "$TMP/g.folded" || fail "fold -o a /proc/self/fd link did not write through it"
+echo "ok: -o a /proc/self/fd link writes through it"
 
 # ---- bad input ---------------------------------------------------------------
 

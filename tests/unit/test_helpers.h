@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -348,6 +349,60 @@ static inline void th_rm_rf(const char *path)
 	if (path[0] == '\0')
 		return;
 	assert_int_equal(nftw(path, th_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* ---- what an output left ----------------------------------------------- */
+
+/* The file's whole content is the string want. */
+static inline void th_assert_text(const char *path, const char *want)
+{
+	size_t len;
+	uint8_t *p = th_read_file(path, &len);
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(p, want, len);
+	free(p);
+}
+
+/* A /dev/null of our own at path: a test that writes one and finds it
+ * replaced must not have broken the machine's. Skips the test where
+ * mknod is not allowed (not root, or a container without CAP_MKNOD). */
+static inline void th_mknull(const char *path)
+{
+	if (geteuid() != 0 || mknod(path, S_IFCHR | 0644, makedev(1, 3)) < 0)
+		skip();
+}
+
+/* path is still th_mknull's device, not a file put in its place. */
+static inline void th_assert_null_device(const char *path)
+{
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(st.st_rdev, makedev(1, 3));
+}
+
+/* A FIFO at path (mode 0644) with a reader already open, so that a
+ * writer's open does not block; the reader's fd. */
+static inline int th_fifo_with_reader(const char *path)
+{
+	assert_int_equal(mkfifo(path, 0644), 0);
+	int rd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(rd >= 0);
+	return rd;
+}
+
+/* The reader got exactly want, and path is still a FIFO of mode 0644;
+ * closes rd. */
+static inline void th_assert_fifo_got(int rd, const char *path, const char *want)
+{
+	char buf[256];
+	assert_int_equal(read(rd, buf, sizeof(buf)), (ssize_t)strlen(want));
+	assert_memory_equal(buf, want, strlen(want));
+	close(rd);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0644);
 }
 
 /* ---- a child that reports back ------------------------------------------

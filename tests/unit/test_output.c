@@ -7,20 +7,8 @@
  */
 #include "test_helpers.h"
 
-#include <sys/sysmacros.h>
-
 #include "record/output.h"
 #include "util/err.h"
-
-/* The file's whole content as a string (tests write text). */
-static void assert_content(const char *path, const char *want)
-{
-	size_t len;
-	uint8_t *p = th_read_file(path, &len);
-	assert_int_equal(len, strlen(want));
-	assert_memory_equal(p, want, len);
-	free(p);
-}
 
 static void put(const char *path, const char *s)
 {
@@ -30,7 +18,7 @@ static void put(const char *path, const char *s)
 static void out_write(struct output *o, const char *s)
 {
 	size_t n = strlen(s);
-	assert_int_equal(write(o->fd, s, n), (ssize_t)n);
+	assert_int_equal(write(o->file.fd, s, n), (ssize_t)n);
 }
 
 static void create(struct output *o, const char *path)
@@ -46,7 +34,7 @@ static void commit(struct output *o)
 	struct err e = { "" };
 	int rc = output_commit(o, &e);
 	if (rc)
-		fail_msg("output_commit(%s): %d %s", o->path, rc, e.msg);
+		fail_msg("output_commit(%s): %d %s", o->file.path, rc, e.msg);
 }
 
 /* ---- regular files -------------------------------------------------- */
@@ -58,7 +46,7 @@ static void test_output_commit_names_the_file_with_mode_0600(void **state)
 	struct output o;
 	create(&o, th_at("perf.data"));
 	umask(old_umask);
-	assert_false(o.direct);
+	assert_false(o.file.direct);
 	assert_true(o.seekable);
 	/* unnamed until the commit */
 	assert_string_equal(th_listing(th_root), "");
@@ -71,7 +59,7 @@ static void test_output_commit_names_the_file_with_mode_0600(void **state)
 	assert_int_equal(lstat(th_at("perf.data"), &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0600);
-	assert_content(th_at("perf.data"), "recording");
+	th_assert_text(th_at("perf.data"), "recording");
 	assert_string_equal(th_listing(th_root), "perf.data");
 }
 
@@ -87,8 +75,8 @@ static void test_output_existing_nonempty_file_becomes_old(void **state)
 	output_started(&o);
 	output_close(&o);
 
-	assert_content(th_at("perf.data"), "new");
-	assert_content(th_at("perf.data.old"), "previous");
+	th_assert_text(th_at("perf.data"), "new");
+	th_assert_text(th_at("perf.data.old"), "previous");
 	/* the older FILE.old is gone, and nothing else is left */
 	assert_string_equal(th_listing(th_root), "perf.data perf.data.old");
 	struct stat st;
@@ -106,7 +94,7 @@ static void test_output_existing_empty_file_is_replaced_without_old(void **state
 	commit(&o);
 	output_started(&o);
 	output_close(&o);
-	assert_content(th_at("perf.data"), "new");
+	th_assert_text(th_at("perf.data"), "new");
 	assert_string_equal(th_listing(th_root), "perf.data");
 }
 
@@ -119,13 +107,13 @@ static void test_output_abort_after_commit_restores_file_and_old(void **state)
 	create(&o, th_at("perf.data"));
 	out_write(&o, "new");
 	commit(&o);
-	assert_content(th_at("perf.data"), "new");
+	th_assert_text(th_at("perf.data"), "new");
 	/* the recording fails before it really started */
 	output_abort(&o);
 	output_close(&o);
 
-	assert_content(th_at("perf.data"), "previous");
-	assert_content(th_at("perf.data.old"), "older");
+	th_assert_text(th_at("perf.data"), "previous");
+	th_assert_text(th_at("perf.data.old"), "older");
 	assert_string_equal(th_listing(th_root), "perf.data perf.data.old");
 }
 
@@ -151,13 +139,13 @@ static void test_output_close_without_commit_leaves_the_directory_unchanged(void
 	struct output o;
 	create(&o, th_at("perf.data"));
 	/* the O_TMPFILE path: no named stand-in */
-	assert_null(o.tmp_path);
+	assert_true(o.file.unnamed);
 	out_write(&o, "never named");
 	assert_string_equal(th_listing(th_root), before);
 	output_close(&o);
 
 	assert_string_equal(th_listing(th_root), before);
-	assert_content(th_at("perf.data"), "previous");
+	th_assert_text(th_at("perf.data"), "previous");
 }
 
 static void test_output_close_without_commit_of_a_new_name_leaves_nothing(void **state)
@@ -165,7 +153,7 @@ static void test_output_close_without_commit_of_a_new_name_leaves_nothing(void *
 	(void)state;
 	struct output o;
 	create(&o, th_at("perf.data"));
-	assert_null(o.tmp_path);
+	assert_true(o.file.unnamed);
 	out_write(&o, "never named");
 	output_close(&o);
 	assert_string_equal(th_listing(th_root), "");
@@ -188,51 +176,32 @@ static void test_output_directory_is_refused(void **state)
 static void test_output_fifo_is_written_in_place(void **state)
 {
 	(void)state;
-	assert_int_equal(mkfifo(th_at("fifo"), 0644), 0);
-	/* a reader first, so the writer's open does not block */
-	int rd = open(th_at("fifo"), O_RDONLY | O_NONBLOCK);
-	assert_true(rd >= 0);
+	int rd = th_fifo_with_reader(th_at("fifo"));
 	struct output o;
 	create(&o, th_at("fifo"));
-	assert_true(o.direct);
+	assert_true(o.file.direct);
 	assert_false(o.seekable);
 	commit(&o);
 	out_write(&o, "stream");
 	output_started(&o);
 	output_close(&o);
-
-	char buf[16];
-	assert_int_equal(read(rd, buf, sizeof(buf)), 6);
-	assert_memory_equal(buf, "stream", 6);
-	close(rd);
-	struct stat st;
-	assert_int_equal(lstat(th_at("fifo"), &st), 0);
-	assert_true(S_ISFIFO(st.st_mode));
-	assert_int_equal(st.st_mode & 07777, 0644);
+	th_assert_fifo_got(rd, th_at("fifo"), "stream");
 	assert_string_equal(th_listing(th_root), "fifo");
 }
 
 static void test_output_device_is_written_in_place(void **state)
 {
 	(void)state;
-	if (geteuid() != 0)
-		skip(); /* mknod of a character device needs root */
-	/* a /dev/null of our own */
-	if (mknod(th_at("null"), S_IFCHR | 0644, makedev(1, 3)) < 0)
-		skip(); /* e.g. a container without CAP_MKNOD */
+	th_mknull(th_at("null"));
 	struct output o;
 	create(&o, th_at("null"));
-	assert_true(o.direct);
+	assert_true(o.file.direct);
 	commit(&o);
 	out_write(&o, "discarded");
 	output_started(&o);
 	output_abort(&o); /* never removes what it did not create */
 	output_close(&o);
-
-	struct stat st;
-	assert_int_equal(lstat(th_at("null"), &st), 0);
-	assert_true(S_ISCHR(st.st_mode));
-	assert_int_equal(st.st_rdev, makedev(1, 3));
+	th_assert_null_device(th_at("null"));
 	assert_string_equal(th_listing(th_root), "null");
 }
 
