@@ -5,6 +5,7 @@
 #include "test_helpers.h"
 
 #include "format/sample.h"
+#include "psrec/perf_data.h"
 
 static void test_sample_parse_identifier_ip_tid_time_cpu_period(void **state)
 {
@@ -277,6 +278,86 @@ static void test_sample_parse_id_trailer_too_short_is_einval(void **state)
 	assert_int_equal(sample_parse_id_trailer(0, rec, 4, &s), -EINVAL);
 }
 
+/* A dwarf sample: IP, TID, CALLCHAIN, RAW, BRANCH_STACK (with hw_idx),
+ * REGS_USER, STACK_USER, in that order; size its bytes. */
+static size_t make_dwarf_sample(uint8_t *r, uint64_t abi, uint64_t stack_size, uint64_t dyn)
+{
+	size_t o = 8;
+	th_put_u64(r, o, 0x401000); o += 8;                      /* IP */
+	th_put_u32(r, o, 7); th_put_u32(r, o + 4, 8); o += 8;    /* TID */
+	th_put_u64(r, o, 1); th_put_u64(r, o + 8, 0xffffffff81000000ULL); o += 16; /* CALLCHAIN */
+	th_put_u32(r, o, 4); th_put_u32(r, o + 4, 0xabcd); o += 8; /* RAW: 4 bytes */
+	th_put_u64(r, o, 1); th_put_u64(r, o + 8, 0); o += 16;  /* BRANCH_STACK nr, hw_idx */
+	memset(r + o, 0xbb, 24); o += 24;                          /* one entry */
+	th_put_u64(r, o, abi); o += 8;                             /* REGS_USER */
+	if (abi) {
+		th_put_u64(r, o, 0x1111); th_put_u64(r, o + 8, 0x2222); th_put_u64(r, o + 16, 0x3333);
+		o += 24;                                               /* mask 0b10101: 3 registers */
+	}
+	th_put_u64(r, o, stack_size); o += 8;                      /* STACK_USER */
+	if (stack_size) {
+		memset(r + o, 0x5a, stack_size); o += stack_size;
+		th_put_u64(r, o, dyn); o += 8;
+	}
+	th_put_u32(r, 0, PD_RECORD_SAMPLE);
+	r[6] = (uint8_t)o; r[7] = (uint8_t)(o >> 8);
+	return o;
+}
+
+#define DWARF_TYPE (PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_CALLCHAIN | PD_SAMPLE_RAW | PD_SAMPLE_BRANCH_STACK | \
+		    PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)
+
+static void test_sample_parse_user_regs_and_stack(void **state)
+{
+	(void)state;
+	uint8_t r[512];
+	size_t n = make_dwarf_sample(r, PD_REGS_ABI_64, 64, 40);
+	struct sample s;
+	struct sample_user u;
+	assert_int_equal(sample_parse(DWARF_TYPE, r, n, &s), 0);
+	assert_int_equal(sample_parse_user(DWARF_TYPE, PD_BRANCH_HW_INDEX, 0x15, r, n, &s, &u), 0);
+	assert_int_equal(u.abi, PD_REGS_ABI_64);
+	assert_int_equal(u.mask, 0x15);
+	uint64_t v;
+	memcpy(&v, u.regs + 16, 8);
+	assert_int_equal(v, 0x3333);
+	assert_int_equal(u.stack_size, 64);
+	assert_int_equal(u.stack_len, 40); /* dyn_size: what the kernel copied */
+	assert_int_equal(u.stack[0], 0x5a);
+	/* a dyn_size past the copy is capped at it */
+	n = make_dwarf_sample(r, PD_REGS_ABI_64, 64, 1000);
+	assert_int_equal(sample_parse_user(DWARF_TYPE, PD_BRANCH_HW_INDEX, 0x15, r, n, &s, &u), 0);
+	assert_int_equal(u.stack_len, 64);
+	/* a kernel thread: no registers, no stack */
+	n = make_dwarf_sample(r, PD_REGS_ABI_NONE, 0, 0);
+	assert_int_equal(sample_parse_user(DWARF_TYPE, PD_BRANCH_HW_INDEX, 0x15, r, n, &s, &u), 0);
+	assert_null(u.regs);
+	assert_null(u.stack);
+	assert_int_equal(u.stack_len, 0);
+}
+
+static void test_sample_parse_user_truncated_is_einval(void **state)
+{
+	(void)state;
+	uint8_t r[512];
+	size_t n = make_dwarf_sample(r, PD_REGS_ABI_64, 64, 64);
+	struct sample s;
+	struct sample_user u;
+	assert_int_equal(sample_parse(DWARF_TYPE, r, n, &s), 0);
+	/* every shorter size fails cleanly, never reads past it (ASan) */
+	for (size_t k = s.end; k < n; k++) {
+		uint8_t *c = malloc(k);
+		assert_non_null(c);
+		memcpy(c, r, k);
+		assert_int_equal(sample_parse_user(DWARF_TYPE, PD_BRANCH_HW_INDEX, 0x15, c, k, &s, &u), -EINVAL);
+		free(c);
+	}
+	/* without hw_idx the branch entries start 8 bytes earlier: the rest misreads, within bounds */
+	assert_true(sample_parse_user(DWARF_TYPE, 0, 0x15, r, n, &s, &u) <= 0);
+	/* a mask with more registers than the record holds */
+	assert_int_equal(sample_parse_user(DWARF_TYPE, PD_BRANCH_HW_INDEX, ~0ULL, r, n, &s, &u), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +376,8 @@ int main(void)
 		cmocka_unit_test(test_sample_parse_id_trailer_reads_from_record_end),
 		cmocka_unit_test(test_sample_parse_id_trailer_of_synthesized_record_is_zero),
 		cmocka_unit_test(test_sample_parse_id_trailer_too_short_is_einval),
+		cmocka_unit_test(test_sample_parse_user_regs_and_stack),
+		cmocka_unit_test(test_sample_parse_user_truncated_is_einval),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
