@@ -7,7 +7,8 @@
 #    the folded stack is the chain perf script prints, kernel part and
 #    inlined frames included; the flamegraph has leaf under middle under
 #    main, as wide as the folded stacks say;
-#  - the same through the program's own shared library (nofpso);
+#  - the same through the program's own shared library (nofpso), and from
+#    samples in its PLT stubs (nofpso -p), as perf unwinds them;
 #  - perf record --call-graph dwarf's own file of nofp;
 #  - deeprec_nofp, 40 levels: with a 256-byte stack copy the leaf samples
 #    start with [truncated] and keep the frames perf finds in the copy;
@@ -242,6 +243,30 @@ echo "ok: --call-graph=fp folds the recorded chain ($fpn leaf samples, leaf alon
 perf_chains "$TMP/so.data" | grep -q 'libnofpso\|so_leaf' || fail "perf does not see so_leaf in nofpso's recording"
 fold_ok "nofpso" "$TMP/so.data" "$TMP/so.folded"
 check_chain "psrec --call-graph dwarf, nofpso (libnofpso.so)" "$TMP/so.data" "$TMP/so.folded" nofpso so_leaf "main;so_middle;so_leaf"
+
+# Samples in a PLT stub (whose CFI is a DWARF expression): nofpso -p has
+# so_leaf call so_tiny through libnofpso.so's PLT in a loop. Each sample
+# perf script puts in so_tiny@plt folds (psrec fold --time) to a chain
+# through main;so_middle;so_leaf with the stub below so_leaf, as perf
+# unwinds it (its name aside).
+"$PSREC" -q --call-graph dwarf -F 999 -o "$TMP/plt.data" -- "$NOFPSO" -p 2 || fail "psrec --call-graph dwarf of nofpso -p failed"
+"$PERF" script -i "$TMP/plt.data" -F time,ip,sym --no-inline 2>/dev/null | awk '
+	/^ *[0-9]+\.[0-9]+:/ { t = $1; sub(/:$/, "", t); k = 0; next }
+	NF >= 2 && ++k == 1 && $2 == "so_tiny@plt" { print t }' | uniq -u >"$TMP/plt.times"
+[ "$(wc -l <"$TMP/plt.times")" -ge 20 ] || fail "nofpso -p: perf script puts only $(wc -l <"$TMP/plt.times") samples in so_tiny@plt"
+n=0 good=0
+while read -r t; do
+	got=$("$PSREC" fold -i "$TMP/plt.data" --time "$t,$(awk -v t="$t" 'BEGIN { printf "%.6f", t + 0.0000009 }')" 2>/dev/null | sed 's/ [0-9]*$//')
+	if [[ "$got" =~ ^nofpso\;(.*\;)?main\;so_middle\;so_leaf\;[^\;]+$ ]]; then
+		good=$((good + 1))
+	elif [ $((n - good)) -lt 3 ]; then
+		echo "PLT sample at $t: fold '$got', perf script: ...;main;so_middle;so_leaf;so_tiny@plt" >&2
+	fi
+	n=$((n + 1))
+	[ $n -ge 40 ] && break
+done <"$TMP/plt.times"
+[ "$good" -ge $((n * 9 / 10)) ] || fail "nofpso -p: only $good of $n samples in so_tiny@plt unwind to ...;main;so_middle;so_leaf;STUB"
+echo "ok: nofpso -p: $good of $n samples in a PLT stub unwind through main;so_middle;so_leaf"
 
 # ---- perf record's own file ----------------------------------------------------
 
