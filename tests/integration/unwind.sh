@@ -100,14 +100,6 @@ leaf_lines() {
 		sort -rn | head -n 3 | cut -f 2- | tr '\n' '|'
 }
 
-# check_chains WHAT DATA N: for N samples, psrec fold --time T,T gives the
-# chain perf script prints for the sample at T, kernel part included:
-# every 7th sample with a unique time, and every one with a kernel frame or
-# an inlined frame. Names are perf script --no-inline's, and a frame that
-# perf script (inlining on) expands into several gets the inlined ones
-# below it as "NAME (inlined)". (Where perf only renames a frame, as
-# __libc_start_main@@GLIBC_2.34 into "__libc_start_main_impl (inlined)",
-# because the DWARF name differs from the symbol's, the symbol stays.)
 # inline_free CHAIN: without inlined frames, equal neighbours merged
 inline_free() {
 	awk -F ';' '{ o = ""; p = ""; for (i = 1; i <= NF; i++) { if ($i ~ / \(inlined\)$/ || $i == p) continue; o = o (o == "" ? "" : ";") $i; p = $i } print o }' <<<"$1"
@@ -118,6 +110,14 @@ inline_free() {
 SANITIZED=0
 ldd "$NOFP" 2>/dev/null | grep -q libasan && SANITIZED=1
 
+# check_chains WHAT DATA N: for N samples, psrec fold --time T,T gives the
+# chain perf script prints for the sample at T, kernel part included:
+# every 7th sample with a unique time, and every one with a kernel frame or
+# an inlined frame. Names are perf script --no-inline's, and a frame that
+# perf script (inlining on) expands into several gets the inlined ones
+# below it as "NAME (inlined)". (Where perf only renames a frame, as
+# __libc_start_main@@GLIBC_2.34 into "__libc_start_main_impl (inlined)",
+# because the DWARF name differs from the symbol's, the symbol stays.)
 check_chains() {
 	"$PERF" script -i "$2" -F time,ip,sym --no-inline >"$TMP/chains.n" 2>/dev/null
 	"$PERF" script -i "$2" -F time,ip,sym >"$TMP/chains.a" 2>/dev/null
