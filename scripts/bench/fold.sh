@@ -1,17 +1,27 @@
 #!/bin/bash
 # fold.sh - psrec fold against perf script, alone and piped into a fold
-# step, on the same -g recordings, same run.
+# step, on the same recordings, same run.
 #
-# Two recordings of two tests/deeprec processes (DEPTH levels of recursion:
-# DEPTH + 3 frames a sample, leaf_burn ... rec_a/rec_b ... main
-# __libc_start_call_main), psrec -g -e cpu-clock -F FREQ attached (-p) to
-# both: one with >= SMALL samples, one with >= LARGE (the duration is
-# estimated, then corrected until the count (pdcheck's) is in [N, 1.25 N]). On
-# each, ROUNDS rounds of
-#   psrec fold      psrec fold -i FILE -o /dev/null
+# Frame-pointer rows (-g): two recordings of two tests/deeprec processes
+# (DEPTH levels of recursion: DEPTH + 3 frames a sample, leaf_burn ...
+# rec_a/rec_b ... main __libc_start_call_main), psrec -g -e cpu-clock
+# -F FREQ attached (-p) to both: one with >= SMALL samples ("small"), one
+# with >= LARGE ("large").
+# DWARF rows (issue 14): two --call-graph dwarf recordings (8192-byte
+# stack copies) of two processes built without frame pointers, psrec
+# --call-graph dwarf -e cpu-clock -F DFREQ -m 8M -p, each with >= DWARF
+# samples: "dwarf-deep", tests/deeprec_nofp at DEPTH (about DEPTH + 5
+# frames a sample, _start and __libc_start_main included), and
+# "dwarf-nofp", tests/nofp (main -> middle -> leaf, 3 frames under the C
+# runtime's).
+# Each duration is estimated, then corrected until the count (pdcheck's)
+# is in [N, 1.25 N]. On each recording, ROUNDS rounds of
+#   psrec fold      psrec fold -i FILE -o $TMP/out.folded (a file in the
+#                   scratch dir, never a device)
 #   perf script     perf script -i FILE > /dev/null (default fields; the
-#                   call chains of a -g recording)
-#   perf script | awk fold
+#                   call chains of a -g recording, unwound from the stack
+#                   copies of a dwarf one)
+#   perf script | awk fold   (-g rows only)
 #                   bash -c 'perf script -i FILE | awk -f fold.awk', where
 #                   fold.awk does what stackcollapse-perf.pl does with its
 #                   defaults (comm;outer;...;inner COUNT, offsets stripped,
@@ -22,20 +32,29 @@
 # under its own benchrun inside the pipeline. Peak RSS is wait4's maxrss:
 # for the pipeline, that of the outer benchrun's bash -c, which is the
 # largest of the shell and its descendants (the stages' own figures are
-# printed below the table). psrec fold's output and the awk fold's must
-# give the same top leaf functions' shares within 1 point.
+# printed below the table). psrec fold's output and the awk fold's (for
+# the dwarf rows, of one untimed perf script) must give the same top leaf
+# functions' shares within 1 point, and on the dwarf rows the same
+# hottest leaf with the same share (to 0.001 points: the same count of the
+# same samples).
 #
-# usage: scripts/bench/fold.sh [ROUNDS [SMALL [LARGE]]]   (as root; B=BUILD_DIR;
-#        DEPTH=27 FREQ=50000)
+# usage: scripts/bench/fold.sh [ROUNDS [SMALL [LARGE [DWARF]]]]   (as root;
+#        B=BUILD_DIR; DEPTH=27 FREQ=50000 DFREQ=10000;
+#        ROWS="small large dwarf-deep dwarf-nofp", or a subset)
+#        scripts/bench/fold.sh 1 250000 1000000 32000 with ROWS="dwarf-deep
+#        dwarf-nofp" measures the dwarf rows alone
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-3}
 SMALL=${2:-250000}
 LARGE=${3:-1000000}
+DWARF=${4:-32000}
 DEPTH=${DEPTH:-27}
 FREQ=${FREQ:-50000}
+DFREQ=${DFREQ:-10000}
+ROWS=${ROWS:-small large dwarf-deep dwarf-nofp}
 . scripts/bench/lib.sh
-ninja -C "$B" psrec tests/deeprec tests/benchrun tests/pdcheck >/dev/null
+ninja -C "$B" psrec tests/deeprec tests/deeprec_nofp tests/nofp tests/benchrun tests/pdcheck >/dev/null
 bench_setup psrec-fold
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -94,19 +113,26 @@ EOF
 # record NAME TARGET: $TMP/NAME.data with >= TARGET samples; appends
 # "NAME samples lost bytes seconds" to $TMP/recordings
 record() {
-	local name=$1 target=$2 data="$TMP/$1.data" secs samples=0 w1 w2 try
-	# about 40k samples/s get through at -F 50000 on two busy CPUs here;
-	# the duration is then corrected until the count is in [TARGET, 1.25 TARGET]
-	secs=$(awk -v t="$target" 'BEGIN { printf "%.2f", t / 40000 * 1.05 }')
+	local name=$1 target=$2 data="$TMP/$1.data" secs samples=0 w1 w2 try rate
+	local work cg
+	case $name in
+	small | large) work=("$B/tests/deeprec" 36000 "$DEPTH"); cg=(-g -F "$FREQ" -m 2M); rate=40000 ;;
+	dwarf-deep) work=("$B/tests/deeprec_nofp" 36000 "$DEPTH"); cg=(--call-graph dwarf -F "$DFREQ" -m 8M); rate=$((DFREQ * 2 * 4 / 5)) ;;
+	dwarf-nofp) work=("$B/tests/nofp" 36000); cg=(--call-graph dwarf -F "$DFREQ" -m 8M); rate=$((DFREQ * 2 * 4 / 5)) ;;
+	esac
+	# about 40k samples/s get through at -F 50000 on two busy CPUs here (4/5
+	# of the frequency, first guess for dwarf); the duration is then
+	# corrected until the count is in [TARGET, 1.25 TARGET]
+	secs=$(awk -v t="$target" -v r="$rate" 'BEGIN { printf "%.2f", t / r * 1.05 }')
 	for try in 1 2 3 4 5; do
-		"$B/tests/deeprec" 36000 "$DEPTH" &
+		"${work[@]}" &
 		w1=$!
-		"$B/tests/deeprec" 36000 "$DEPTH" &
+		"${work[@]}" &
 		w2=$!
 		BENCH_PIDS="$w1 $w2"
 		sleep 0.3
 		rm -f "$data"
-		"$B/psrec" -q -g -e cpu-clock -F "$FREQ" -m 2M -p "$w1,$w2" --duration "$secs" -o "$data" || true
+		"$B/psrec" -q "${cg[@]}" -e cpu-clock -p "$w1,$w2" --duration "$secs" -o "$data" || true
 		kill -KILL "$w1" "$w2" 2>/dev/null || true
 		wait "$w1" "$w2" 2>/dev/null || true
 		BENCH_PIDS=""
@@ -120,7 +146,7 @@ record() {
 		echo "fold.sh: $name: only $samples samples after 5 tries" >&2
 		exit 1
 	fi
-	echo "$name $samples $(pd lost "$data") $(stat -c %s "$data") $secs" >>"$TMP/recordings"
+	echo "$name $samples $(pd lost "$data") $(stat -c %s "$data") $secs ${work[*]##*/} ${cg[*]}" >>"$TMP/recordings"
 }
 
 # one NAME TOOL: one timed run on $TMP/NAME.data, appended to
@@ -129,7 +155,7 @@ one() {
 	local name=$1 tool=$2 data="$TMP/$1.data" c="$TMP/cost"
 	rm -f "$c" "$c.perf" "$c.awk"
 	case $tool in
-	psrec) "$B/tests/benchrun" "$c" "$B/psrec" fold -i "$data" -o /dev/null 2>>"$TMP/log" ||
+	psrec) "$B/tests/benchrun" "$c" "$B/psrec" fold -i "$data" -o "$TMP/out.folded" 2>>"$TMP/log" ||
 		echo "fold.sh: psrec fold failed on $name" >&2 ;;
 	perf) "$B/tests/benchrun" "$c" perf script -i "$data" >/dev/null 2>>"$TMP/log" ||
 		echo "fold.sh: perf script failed on $name" >&2 ;;
@@ -162,7 +188,7 @@ leaves() {
 # RssFile, with the binaries')
 rss_split() {
 	local p best="0 0 0" cur
-	"$B/psrec" fold -i "$TMP/$1.data" -o /dev/null 2>>"$TMP/log" &
+	"$B/psrec" fold -i "$TMP/$1.data" -o "$TMP/out.folded" 2>>"$TMP/log" &
 	p=$!
 	while kill -0 "$p" 2>/dev/null; do
 		cur=$(awk '$1 == "VmRSS:" { r = $2 } $1 == "RssAnon:" { a = $2 } $1 == "RssFile:" { f = $2 }
@@ -174,25 +200,43 @@ rss_split() {
 	echo "$best"
 }
 
+# tools NAME: the timed tools of a recording
+tools() {
+	case $1 in
+	small | large) echo "psrec perf pipe" ;;
+	*) echo "psrec perf" ;;
+	esac
+}
+has() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
+
 start=$(date +%s)
-record small "$SMALL"
-record large "$LARGE"
-NAMES="small large"
-# psrec before 20c07d1 renamed a temporary over -o's path, replacing
-# /dev/null with a regular file: try it on a private null device first.
-mknod "$TMP/null" c 1 3
-"$B/psrec" fold -i "$TMP/small.data" -o "$TMP/null" 2>>"$TMP/log" || true
-if [ ! -c "$TMP/null" ]; then
-	echo "fold.sh: this psrec fold replaces a device given as -o; not running it on /dev/null" >&2
-	exit 1
-fi
+NAMES=""
+for name in small large dwarf-deep dwarf-nofp; do
+	has "$name" || continue
+	case $name in
+	small) record small "$SMALL" ;;
+	large) record large "$LARGE" ;;
+	*) record "$name" "$DWARF" ;;
+	esac
+	NAMES="$NAMES $name"
+done
+[ -n "$NAMES" ] || { echo "fold.sh: ROWS names no known row (small large dwarf-deep dwarf-nofp)" >&2; exit 2; }
 for name in $NAMES; do
 	# untimed: the output to compare (and the binaries into the page cache)
-	"$B/psrec" fold -i "$TMP/$name.data" -o "$TMP/$name.psrec.folded" 2>>"$TMP/log"
+	"$B/psrec" fold -i "$TMP/$name.data" -o "$TMP/$name.psrec.folded" 2>"$TMP/$name.psrec.err" || true
+	cat "$TMP/$name.psrec.err" >>"$TMP/log"
+	if [ ! -s "$TMP/$name.psrec.folded" ]; then
+		echo "fold.sh: psrec fold failed on $name: $(head -n 3 "$TMP/$name.psrec.err")" >&2
+		exit 1
+	fi
+	# the dwarf rows' perf script | awk fold, untimed: what the leaf split is checked against
+	case $name in
+	dwarf-*) perf script -i "$TMP/$name.data" 2>>"$TMP/log" | awk -f "$TMP/fold.awk" >"$TMP/$name.awk.folded" ;;
+	esac
 done
 for _ in $(seq "$ROUNDS"); do
 	for name in $NAMES; do
-		for tool in psrec perf pipe; do one "$name" "$tool"; done
+		for tool in $(tools "$name"); do one "$name" "$tool"; done
 	done
 done
 for name in $NAMES; do echo "$name $(rss_split "$name")"; done >"$TMP/rss-split"
@@ -202,6 +246,8 @@ c() { col "$TMP/$1.txt" "$2"; }
 # walls NAME-TOOL: the rounds' wall times
 walls() { awk '{ printf "%s%s", (NR > 1 ? " / " : ""), $1 }' "$TMP/$1.txt"; }
 rec() { awk -v n="$1" -v k="$2" '$1 == n { print $k }' "$TMP/recordings"; }
+# how NAME: the recording's workload and call-graph options
+how() { awk -v n="$1" '$1 == n { s = ""; for (i = 6; i <= NF; i++) s = s (i > 6 ? " " : "") $i; print s }' "$TMP/recordings"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "inf" }'; }
 label() {
 	case $1 in
@@ -217,10 +263,11 @@ machine_facts
 echo "awk: $(readlink -f "$(command -v awk)"); psrec at $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "run: $(date -u +%Y-%m-%dT%H:%MZ), $ROUNDS rounds, medians; ${elapsed} s; load average $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo
-echo "recordings: two deeprec $DEPTH processes, psrec -g -e cpu-clock -F $FREQ -m 2M -p:"
+echo "recordings: two processes each, psrec -e cpu-clock -p PID1,PID2 and:"
 for name in $NAMES; do
 	awk -v n="$name" -v s="$(rec "$name" 2)" -v l="$(rec "$name" 3)" -v b="$(rec "$name" 4)" -v d="$(rec "$name" 5)" \
-		'BEGIN { printf "  %s: %d samples, %d lost, %.1f MB (%.0f bytes/sample), %s s", n, s, l, b / 1e6, b / s, d }'
+		-v h="$(how "$name")" \
+		'BEGIN { printf "  %s (%s): %d samples, %d lost, %.1f MB (%.0f bytes/sample), %s s", n, h, s, l, b / 1e6, b / s, d }'
 	awk '{ n = $NF; k = split($0, a, ";"); f += n * (k - 1); t += n }
 		END { printf ", %.1f frames/sample\n", t ? f / t : 0 }' "$TMP/$name.psrec.folded"
 done
@@ -228,28 +275,39 @@ echo
 echo "| file | samples | tool | wall s | CPU s | peak RSS KB | wall s per round |"
 echo "|---|---|---|---|---|---|---|"
 for name in $NAMES; do
-	for tool in psrec perf pipe; do
+	for tool in $(tools "$name"); do
 		f="$name-$tool"
 		echo "| $name | $(rec "$name" 2) | $(label "$tool") | $(c "$f" 1) | $(c "$f" 2) | $(c "$f" 3) | $(walls "$f") |"
 	done
 done
 echo
 for name in $NAMES; do
+	[ -s "$TMP/$name-pipe.txt" ] || continue
 	echo "pipeline stages' peak RSS ($name): perf script $(c "$name-pipe" 4) KB, awk $(c "$name-pipe" 5) KB"
 done
 echo
-echo "| file | perf script / psrec fold, wall (goal >= 10) | CPU | perf script \\| awk / psrec fold, wall | CPU |"
-echo "|---|---|---|---|---|"
+echo "| file | perf script / psrec fold, wall (goal >= 10) | CPU | peak RSS | perf script \\| awk / psrec fold, wall | CPU |"
+echo "|---|---|---|---|---|---|"
 for name in $NAMES; do
+	if [ -s "$TMP/$name-pipe.txt" ]; then
+		pw=$(ratio "$(c "$name-pipe" 1)" "$(c "$name-psrec" 1)") pc=$(ratio "$(c "$name-pipe" 2)" "$(c "$name-psrec" 2)")
+	else
+		pw=- pc=-
+	fi
 	echo "| $name | $(ratio "$(c "$name-perf" 1)" "$(c "$name-psrec" 1)") | $(ratio "$(c "$name-perf" 2)" "$(c "$name-psrec" 2)") \
-| $(ratio "$(c "$name-pipe" 1)" "$(c "$name-psrec" 1)") | $(ratio "$(c "$name-pipe" 2)" "$(c "$name-psrec" 2)") |"
+| $(ratio "$(c "$name-perf" 3)" "$(c "$name-psrec" 3)") | $pw | $pc |"
 done
 echo
 for name in $NAMES; do
 	awk -v n="$name" '$1 == n { printf "psrec fold at its largest VmRSS (%s, polled every 20 ms): %d KB = anon %d + file %d (the mapped recording and the binaries)\n", n, $2, $3, $4 }' "$TMP/rss-split"
 done
-echo "psrec fold peak RSS large / small: $(ratio "$(c large-psrec 3)" "$(c small-psrec 3)") ($(c large-psrec 3) / $(c small-psrec 3) KB) for $(ratio "$(rec large 2)" "$(rec small 2)")x the samples;" \
-	"perf script: $(ratio "$(c large-perf 3)" "$(c small-perf 3)")"
+if has small && has large; then
+	echo "psrec fold peak RSS large / small: $(ratio "$(c large-psrec 3)" "$(c small-psrec 3)") ($(c large-psrec 3) / $(c small-psrec 3) KB) for $(ratio "$(rec large 2)" "$(rec small 2)")x the samples;" \
+		"perf script: $(ratio "$(c large-perf 3)" "$(c small-perf 3)")"
+fi
+for name in $NAMES; do
+	grep -h 'could not be unwound' "$TMP/$name.psrec.err" | sed "s|^|$name: |; s|$TMP/||" || true
+done
 echo
 echo "top leaf functions, share of samples (psrec fold's and the awk fold's top 5):"
 echo
@@ -270,7 +328,24 @@ for name in $NAMES; do
 		END { printf "%s: samples folded: psrec fold %d, awk %d (pdcheck %d); distinct stacks %d / %d\n", n, t[1], t[2], s, p, q }' \
 		"$TMP/$name.psrec.folded" "$TMP/$name.awk.folded"
 done
+# the dwarf rows: the same hottest leaf, with the same share
+split_bad=0
+for name in $NAMES; do
+	case $name in dwarf-*) ;; *) continue ;; esac
+	p=$(head -n 1 "$TMP/$name.psrec.leaves")
+	q=$(head -n 1 "$TMP/$name.awk.leaves")
+	if [ "$(cut -f 1-2 <<<"$p")" = "$(cut -f 1-2 <<<"$q")" ]; then
+		echo "$name: leaf split identical: $(cut -f 1 <<<"$p") $(cut -f 2 <<<"$p")% ($(cut -f 3 <<<"$p") samples; perf script: $(cut -f 3 <<<"$q"))"
+	else
+		echo "$name: leaf split differs: psrec fold $(tr '\t' ' ' <<<"$p"), perf script | awk $(tr '\t' ' ' <<<"$q")"
+		split_bad=1
+	fi
+done
 if [ "$bad" -ne 0 ]; then
 	echo "fold.sh: psrec fold and the awk fold of perf script disagree by more than 1 point" >&2
+	exit 1
+fi
+if [ "$split_bad" -ne 0 ]; then
+	echo "fold.sh: a dwarf row's hottest leaf or its share differs between psrec fold and perf script" >&2
 	exit 1
 fi
