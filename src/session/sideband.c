@@ -23,6 +23,7 @@ void sideband_init(struct sideband *sb)
 	memset(sb, 0, sizeof(*sb));
 	dsos_init(&sb->dsos);
 	maps_init(&sb->maps);
+	strpool_init(&sb->names);
 	sb->kernel_dso = sb->vdso_dso = -1;
 }
 
@@ -34,9 +35,7 @@ void sideband_free(struct sideband *sb)
 		free(sb->comms[i].v);
 	free(sb->comms);
 	free(sb->comm_tab);
-	for (size_t i = 0; i < sb->nr_names; i++)
-		free(sb->names[i]);
-	free(sb->names);
+	strpool_free(&sb->names);
 	memset(sb, 0, sizeof(*sb));
 }
 
@@ -145,26 +144,6 @@ static int comm_grow(struct sideband *sb)
 	return 0;
 }
 
-/* One string per distinct name: comms repeat for every thread. */
-static const char *intern_name(struct sideband *sb, const char *s, size_t n)
-{
-	for (size_t i = sb->nr_names; i-- > 0;)
-		if (strncmp(sb->names[i], s, n) == 0 && sb->names[i][n] == '\0')
-			return sb->names[i];
-	if (sb->nr_names == sb->cap_names) {
-		size_t cap = sb->cap_names ? sb->cap_names * 2 : 64;
-		char **v = realloc(sb->names, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		sb->names = v;
-		sb->cap_names = cap;
-	}
-	char *c = strndup(s, n);
-	if (c)
-		sb->names[sb->nr_names++] = c;
-	return c;
-}
-
 static int load_comm(struct sideband *sb, const struct reader *r, const struct reader_record *rec)
 {
 	const uint8_t *p = rec->data + sizeof(struct pd_event_header);
@@ -180,7 +159,7 @@ static int load_comm(struct sideband *sb, const struct reader *r, const struct r
 	}
 	const char *name = (const char *)p + 8;
 	size_t n = strnlen(name, len - 8 < 16 ? len - 8 : 16);
-	const char *in = intern_name(sb, name, n);
+	const char *in = strpool_intern(&sb->names, name, n);
 	if (!in)
 		return -ENOMEM;
 	struct sideband_comm *c = comm_lookup(sb, tid);

@@ -14,6 +14,7 @@
 #include "format/reader.h"
 #include "session/dso.h"
 #include "session/maps.h"
+#include "symbol/strpool.h"
 #include "util/err.h"
 
 #define SIDEBAND_KERNEL_NAME "[kernel.kallsyms]"
@@ -31,8 +32,10 @@ struct sideband {
 	size_t nr_comms, cap_comms;
 	uint32_t *comm_tab;
 	size_t comm_tab_cap;
-	char **names;               /* interned comm strings */
-	size_t nr_names, cap_names;
+	/* comm strings, each distinct one stored once and found by hash: a
+	 * recording of many short-lived processes or named threads has tens
+	 * of thousands, and a scan of them per COMM made loading quadratic */
+	struct strpool names;
 	uint64_t records;           /* side-band records loaded */
 };
 

@@ -97,17 +97,8 @@ static void scan(struct buf *recs, struct buildids *b)
 {
 	char path[64];
 	int fd = th_tmpfile(path);
-	struct pd_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = PD_ATTR_SIZE;
-	attr.sample_type = ST;
-	attr.flags = PD_ATTR_SAMPLE_ID_ALL;
-	uint64_t id = 1;
-	struct writer_event ev = { &attr, &id, 1, "cpu-clock" };
 	struct writer w;
-	assert_int_equal(writer_begin(&w, fd, &ev, 1), 0);
-	struct iovec iov = { recs->data, recs->len };
-	assert_int_equal(writer_append(&w, &iov, 1), 0);
+	th_data_begin(&w, fd, ST, recs->data, recs->len);
 	struct pd_file_header hdr = w.hdr;
 	hdr.data.size = writer_data_size(&w);
 	void *p = mmap(NULL, w.end, PROT_READ, MAP_SHARED, fd, 0);

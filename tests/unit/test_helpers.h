@@ -31,6 +31,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "format/writer.h"
 #include "psrec/perf_data.h"
 
 /* A temporary file in /tmp; path is filled, the fd is O_RDWR. */
@@ -349,6 +350,26 @@ static inline void th_rm_rf(const char *path)
 	if (path[0] == '\0')
 		return;
 	assert_int_equal(nftw(path, th_rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* ---- a recording made of hand-built records ------------------------------ */
+
+/* Begin a perf.data file on fd with one event (id 1) of sample_type st,
+ * whose non-sample records carry the sample_id trailer, and append the
+ * len bytes of records. The caller checkpoints or finishes w. */
+static inline void th_data_begin(struct writer *w, int fd, uint64_t st, const void *recs, size_t len)
+{
+	struct pd_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = PD_ATTR_SIZE;
+	attr.sample_type = st;
+	attr.flags = PD_ATTR_SAMPLE_ID_ALL;
+	uint64_t id = 1;
+	struct writer_event ev = { &attr, &id, 1, "cpu-clock" };
+	assert_int_equal(writer_begin(w, fd, &ev, 1), 0);
+	struct iovec iov = { (void *)recs, len };
+	if (len)
+		assert_int_equal(writer_append(w, &iov, 1), 0);
 }
 
 /* ---- what an output left ----------------------------------------------- */
