@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,4 +165,76 @@ int elfsyms_read(Elf *e, struct symtab *t, struct strpool *p, size_t *added)
 	}
 	free(ends);
 	return err;
+}
+
+/* A section by name, of a type (SHT_PROGBITS, SHT_RELA). */
+static Elf_Scn *find_named(Elf *e, const char *name, uint32_t type, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type && (n = elf_strptr(e, shstrndx, sh->sh_name)) &&
+		    strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+int elfsyms_plt(Elf *e, struct symtab *t, struct strpool *p, size_t *added)
+{
+	*added = 0;
+	GElf_Ehdr eh;
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rel = find_named(e, ".rela.plt", SHT_RELA, &rsh);
+	if (!gelf_getehdr(e, &eh) || !rel || !rsh.sh_entsize)
+		return 0;
+	/* with IBT the stubs calls go to are in .plt.sec, one per slot;
+	 * otherwise in .plt after its resolver entry (x86_64: one 16-byte
+	 * entry; aarch64: a 32-byte header) */
+	uint64_t first = 0, entsize = 16;
+	Elf_Scn *plt = find_named(e, ".plt.sec", SHT_PROGBITS, &psh);
+	if (!plt) {
+		if (!(plt = find_named(e, ".plt", SHT_PROGBITS, &psh)))
+			return 0;
+		if (eh.e_machine == EM_X86_64)
+			first = psh.sh_entsize ? psh.sh_entsize : 16;
+		else if (eh.e_machine == EM_AARCH64)
+			first = 32;
+		else
+			return 0; /* a layout psrec does not know */
+	}
+	if (eh.e_machine == EM_X86_64 && psh.sh_entsize)
+		entsize = psh.sh_entsize;
+	Elf_Scn *dyn = elf_getscn(e, rsh.sh_link);
+	Elf_Data *rd = elf_getdata(rel, NULL), *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(dyn, &dsh) || rd->d_type != ELF_T_RELA)
+		return 0;
+	size_t n = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		uint64_t at = psh.sh_addr + first + i * entsize;
+		if (!gelf_getrela(rd, (int)i, &r) || at + entsize > psh.sh_addr + psh.sh_size)
+			break;
+		const char *name = gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ?
+					   elf_strptr(e, dsh.sh_link, sym.st_name) : NULL;
+		if (!name || !name[0])
+			continue;
+		char buf[512];
+		int len = snprintf(buf, sizeof(buf), "%s@plt", name);
+		if (len < 0 || (size_t)len >= sizeof(buf))
+			continue;
+		const char *pooled = strpool_intern(p, buf, (size_t)len);
+		if (!pooled)
+			return -ENOMEM;
+		/* below every real symbol: one at a stub's address wins */
+		int err = symtab_add(t, at, entsize, UINT64_MAX, pooled, 0);
+		if (err)
+			return err;
+		(*added)++;
+	}
+	return 0;
 }

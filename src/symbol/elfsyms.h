@@ -56,4 +56,13 @@ bool elfsyms_has_symtab(Elf *e);
  */
 int elfsyms_read(Elf *e, struct symtab *t, struct strpool *p, size_t *added);
 
+/*
+ * Add "name@plt" for each PLT stub of e (a binary, not a debug file: the
+ * .rela.plt and .plt it reads hold nothing there), as perf names them:
+ * stub i is the i-th JUMP_SLOT relocation's symbol, in .plt.sec when the
+ * file has one, else in .plt after its resolver entry. x86_64 and aarch64;
+ * nothing for other machines or a file without a PLT. 0 or -ENOMEM.
+ */
+int elfsyms_plt(Elf *e, struct symtab *t, struct strpool *p, size_t *added);
+
 #endif

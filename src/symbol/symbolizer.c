@@ -397,6 +397,9 @@ static int dso_index(struct sdso *x, struct strpool *pool, Elf *syms, Elf *segs,
 	int err = 0;
 	if (syms && segs && elfsyms_segments(segs, debug_only, &x->segs) == 0) {
 		err = elfsyms_read(syms, &x->own, pool, &added);
+		size_t plt = 0;
+		if (err != -ENOMEM && !debug_only && elfsyms_plt(segs, &x->own, pool, &plt) == -ENOMEM)
+			err = -ENOMEM;
 		if (err != -ENOMEM)
 			err = symtab_finish(&x->own);
 	}

@@ -27,11 +27,12 @@ struct arch {
 	uint16_t machine;
 	uint8_t nregs;              /* DWARF 0..nregs-1 are tracked */
 	uint8_t sp;                 /* DWARF number of the stack pointer */
+	int8_t pc;                  /* DWARF number of the pc, NONE: it has none */
 	int8_t perf_to_dwarf[64];   /* perf_regs index -> DWARF number, PC, NONE */
 };
 
 static const struct arch arch_x86_64 = {
-	EM_X86_64, 17, 7,
+	EM_X86_64, 17, 7, 16,
 	/* perf: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15;
 	 * DWARF: 0 rax 1 rdx 2 rcx 3 rbx 4 rsi 5 rdi 6 rbp 7 rsp 8-15 r8-r15
 	 * 16 the return address column */
@@ -43,7 +44,7 @@ static const struct arch arch_x86_64 = {
 };
 
 static const struct arch arch_aarch64 = {
-	EM_AARCH64, 32, 31,
+	EM_AARCH64, 32, 31, NONE,
 	/* perf: x0..x30, sp, pc; DWARF: x0..x30, 31 sp */
 	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 	  16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -617,6 +618,12 @@ static bool regs_load(struct cur *c, const struct sample_user *su)
 		if (d == PC) {
 			c->regs.pc = v;
 			have_pc = true;
+			/* x86_64's rip is a DWARF register too: PLT entries compute
+			 * their CFA from it */
+			if (c->arch->pc != NONE) {
+				c->regs.r[c->arch->pc] = v;
+				c->regs.valid |= 1ULL << c->arch->pc;
+			}
 		} else if (d >= 0) {
 			c->regs.r[d] = v;
 			c->regs.valid |= 1ULL << d;
