@@ -10,24 +10,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -ne 2 ] || ! [[ $2 =~ ^[0-9]+$ ]]; then
-	echo "usage: scripts/fuzz.sh reader|recover|options|all SECONDS" >&2
+	echo "usage: scripts/fuzz.sh reader|recover|options|fold|all SECONDS" >&2
 	exit 2
 fi
 TARGETS=$1
-[ "$TARGETS" = all ] && TARGETS="reader recover options"
+[ "$TARGETS" = all ] && TARGETS="reader recover options fold"
 SECONDS_EACH=$2
 B=build-fuzz
 for t in $TARGETS; do
 	case $t in
-	reader|recover|options) ;;
-	*) echo "fuzz.sh: unknown target '$t' (reader, recover, options or all)" >&2; exit 2 ;;
+	reader|recover|options|fold) ;;
+	*) echo "fuzz.sh: unknown target '$t' (reader, recover, options, fold or all)" >&2; exit 2 ;;
 	esac
 done
 
 if [ ! -d "$B/meson-private" ]; then
 	CC=clang meson setup "$B" -Dfuzz=enabled -Dtests=disabled -Dwerror=true >/dev/null
 fi
-ninja -C "$B" tests/fuzz/fuzz_reader tests/fuzz/fuzz_recover tests/fuzz/fuzz_options >/dev/null
+ninja -C "$B" tests/fuzz/fuzz_reader tests/fuzz/fuzz_recover tests/fuzz/fuzz_options tests/fuzz/fuzz_fold >/dev/null
 
 WORK=${PSREC_FUZZ_WORK:-$(mktemp -d /tmp/psrec-fuzz-XXXXXX)}
 mkdir -p "$WORK"
@@ -35,7 +35,10 @@ failed=0
 for t in $TARGETS; do
 	corpus=$WORK/$t/corpus
 	mkdir -p "$corpus" "$WORK/$t/crashes"
-	cp tests/fuzz/corpus/"$t"/* "$corpus"/
+	# fold explores the reader's seeds: both take recordings
+	seeds=$t
+	[ "$t" = fold ] && seeds=reader
+	cp tests/fuzz/corpus/"$seeds"/* "$corpus"/
 	case $t in
 	options) max_len=4096 ;;
 	*) max_len=262144 ;;

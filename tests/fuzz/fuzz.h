@@ -19,6 +19,9 @@
 int fuzz_reader_one(const uint8_t *data, size_t size);
 /* The bytes as a file given to recover_file(); what it repairs must read. */
 int fuzz_recover_one(const uint8_t *data, size_t size);
+/* The bytes as the input of psrec fold (each --call-graph source): the
+ * side band, symbolizer and unwinder over what the records say. */
+int fuzz_fold_one(const uint8_t *data, size_t size);
 /* The bytes, split at NUL bytes, as the arguments of psrec. */
 int fuzz_options_one(const uint8_t *data, size_t size);
 

@@ -67,6 +67,18 @@ static void test_reader(void **state)
 	replay("reader", fuzz_reader_one);
 }
 
+/* fold over the reader's corpus (its seeds are recordings), then its own
+ * regression inputs */
+static void test_fold(void **state)
+{
+	(void)state;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/corpus/reader", FUZZ_DIR);
+	assert_true(replay_dir(dir, fuzz_fold_one) > 0);
+	snprintf(dir, sizeof(dir), "%s/regress/fold", FUZZ_DIR);
+	replay_dir(dir, fuzz_fold_one);
+}
+
 static void test_recover(void **state)
 {
 	(void)state;
@@ -105,6 +117,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_reader_huge_mmap_len_costs_only_the_output),
 		cmocka_unit_test(test_recover),
 		cmocka_unit_test(test_options),
