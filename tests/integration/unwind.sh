@@ -110,6 +110,15 @@ inline_free() {
 SANITIZED=0
 ldd "$NOFP" 2>/dev/null | grep -q libasan && SANITIZED=1
 
+# chains_equal GOT WANT: the same frames, where a frame perf could not
+# name ("?") may be psrec's DSO+0xOFFSET (docs/fold.md: what cannot be
+# named).
+chains_equal() {
+	[ "$1" = "$2" ] && return 0
+	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, ";"); if (split(b, y, ";") != n) exit 1
+		for (i = 1; i <= n; i++) if (x[i] != y[i] && !(y[i] == "?" && x[i] ~ /\+0x[0-9a-f]+$/)) exit 1 }'
+}
+
 # check_chains WHAT DATA N: for N samples, psrec fold --time T,T gives the
 # chain perf script prints for the sample at T, kernel part included:
 # every 7th sample with a unique time, and every one with a kernel frame or
@@ -159,7 +168,7 @@ check_chains() {
 			got=$(inline_free "$got")
 			want=$(inline_free "$want")
 		fi
-		if [ "$got" != "$want" ]; then
+		if ! chains_equal "$got" "$want"; then
 			bad=$((bad + 1))
 			[ $bad -le 3 ] && echo "$1: sample at $t: fold '$got', perf script '$want'" >&2
 		fi
@@ -341,8 +350,11 @@ while read -r off size; do
 done <"$TMP/cfi.sections"
 HOME=$TMP/home fold_ok "no CFI" "$TMP/cfi.data" "$TMP/cfi.folded"
 read -r cn cm _ <<<"$(folded_chains nofp <"$TMP/cfi.folded" | chain_share leaf leaf)"
+# (perf falls back to frame pointers here, which gives leaf;[unknown] in a
+# binary without them, or a real chain where they survive, as in a
+# sanitized build: it is not the judge of this part)
+! readelf --debug-dump=frames "$TMP/app/nofp" 2>/dev/null | grep -q 'FDE' || fail "no CFI: FDEs are left in the zeroed copy of nofp"
 read -r pcn pcm _ <<<"$(HOME=$TMP/home perf_chains "$TMP/cfi.data" | chain_share leaf leaf)"
-{ [ "$pcn" -ge 300 ] && [ "$pcm" -ge $((pcn * 9 / 10)) ]; } || fail "no CFI: perf unwinds anyway ($pcm of $pcn leaf samples alone)"
 [ "$cn" -ge 300 ] || fail "no CFI: only $cn leaf samples kept their leaf frame: $(head -n 5 "$TMP/cfi.folded")"
 [ "$cm" -ge $((cn * 9 / 10)) ] || fail "no CFI: only $cm of $cn leaf samples fold to nofp;leaf: $(leaf_lines leaf "$TMP/cfi.folded")"
 [ "$(grep -c 'could not be unwound' "$TMP/cfi.folded.err")" = 1 ] ||
