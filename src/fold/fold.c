@@ -68,6 +68,15 @@ struct fold_ctx {
 	bool chain_exact[FOLD_MAX_FRAMES]; /* the address is the call's own, not a return address */
 	uint64_t user_ip[FOLD_MAX_FRAMES];
 	struct unwind *unwind;      /* opened at the first stack copy */
+	/* the map of each address of the current sample: within one sample
+	 * (one pid, one time) it cannot change, and a recursion repeats a few
+	 * return addresses; a slot is valid when its gen is the sample's */
+	struct {
+		uint64_t ip, gen;
+		int mode;
+		const struct maps_entry *m;
+	} map_memo[16];
+	uint64_t gen;
 	struct frame_slot cache[FRAME_CACHE];
 };
 
@@ -99,7 +108,17 @@ static int choose_event(struct fold_ctx *x, struct err *e)
 static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time, int mode, bool caller,
 		    const struct frame_slot **out)
 {
-	const struct maps_entry *m = sideband_map(x->sb, pid, ip, time, mode);
+	unsigned mh = (unsigned)(((ip ^ (uint64_t)mode) * 0x9e3779b97f4a7c15ULL) >> 60);
+	const struct maps_entry *m;
+	if (x->map_memo[mh].gen == x->gen && x->map_memo[mh].ip == ip && x->map_memo[mh].mode == mode) {
+		m = x->map_memo[mh].m;
+	} else {
+		m = sideband_map(x->sb, pid, ip, time, mode);
+		x->map_memo[mh].ip = ip;
+		x->map_memo[mh].gen = x->gen;
+		x->map_memo[mh].mode = mode;
+		x->map_memo[mh].m = m;
+	}
 	bool kernel = mode == PD_MISC_KERNEL || mode == PD_MISC_GUEST_KERNEL;
 	/* Without a map the name may come from perf-PID.map: pid is part of
 	 * the key; with one it is implied by the entry. */
@@ -223,6 +242,7 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		x->chain_mode[n++] = rec->misc & PD_MISC_CPUMODE_MASK;
 	}
 	x->nframes = 0;
+	x->gen++;
 	x->frames[x->nframes++] = (struct flame_frame){ comm ? comm : unknown_comm, SYM_KIND_USER };
 	/* The chain is innermost first; a folded line outermost first. */
 	for (size_t i = n; i-- > 0;) {

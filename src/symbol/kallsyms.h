@@ -18,7 +18,8 @@
 #include "symbol/symtab.h"
 
 /*
- * Add f's text symbols to t (not finished), names pooled in p. *text: the
+ * Add f's text symbols to t (not finished), names stored in p but not
+ * interned (strpool_store: most are never used). *text: the
  * address of _text (else _stext, else 0), which a recording's kernel map
  * gives as its pgoff, so a copy from another boot (KASLR) can be moved.
  * *added: symbols added (0 when every address was hidden). 0, -ENOMEM, or

@@ -125,3 +125,13 @@ const char *strpool_intern(struct strpool *p, const char *s, size_t len)
 	p->n++;
 	return c;
 }
+
+const char *strpool_store(struct strpool *p, const char *s, size_t len)
+{
+	char *c = take(p, len);
+	if (!c)
+		return NULL;
+	memcpy(c, s, len);
+	c[len] = '\0';
+	return c;
+}

@@ -27,6 +27,11 @@ struct strpool {
 void strpool_init(struct strpool *p);
 void strpool_free(struct strpool *p);
 
+/* A copy of s[0..len) (NUL-terminated) that is not interned: no hash, no
+ * lookup, for a table of names most of which are never used (kallsyms'
+ * 100k); intern the ones used later. NULL when memory runs out. */
+const char *strpool_store(struct strpool *p, const char *s, size_t len);
+
 /* The pooled copy of s[0..len) (NUL-terminated; s need not be), or NULL
  * when memory runs out. Strings longer than UINT32_MAX are refused (NULL). */
 const char *strpool_intern(struct strpool *p, const char *s, size_t len);

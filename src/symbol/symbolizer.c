@@ -686,6 +686,13 @@ static bool is_mangled(const char *n)
 static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char **name)
 {
 	struct symtab_sym *y = &t->sym[i];
+	if (!y->done) {
+		/* kallsyms names are stored, not interned (kallsyms.h) */
+		const char *in = strpool_intern(&s->pool, y->name, strlen(y->name));
+		if (!in)
+			return -ENOMEM;
+		y->name = in;
+	}
 	if (s->demangle && !y->done) {
 		if (is_mangled(y->name)) {
 			/* perf report and perf script drop the parameter lists unless -v
@@ -699,8 +706,8 @@ static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char
 				y->name = p;
 			}
 		}
-		y->done = true;
 	}
+	y->done = true;
 	*name = y->name;
 	return 0;
 }

@@ -119,6 +119,15 @@ struct cur {
 	bool past_end;              /* a read went past it */
 	uint64_t *ips;
 	size_t max, n;
+	/* where each pc of this sample was found: a recursion returns to a
+	 * few call sites over and over, and within one sample (one pid, one
+	 * time) the answer for a pc cannot change */
+	struct {
+		uint64_t pc;
+		struct udso *d;
+		uint64_t vaddr;
+	} memo[8];
+	uint8_t memo_used;          /* bit i: memo[i] holds an answer */
 };
 
 struct unwind {
@@ -323,15 +332,27 @@ static bool stack_read(struct cur *c, uint64_t addr, uint64_t *v)
 /* Where pc is, as a DSO and an ELF address; false when in no file with CFI. */
 static int locate(struct unwind *u, uint64_t pc, uint64_t time, struct udso **d, uint64_t *vaddr)
 {
-	*d = NULL;
-	const struct maps_entry *m = sideband_map(u->sb, u->cur.pid, pc, time, PD_MISC_USER);
-	if (!m)
+	struct cur *c = &u->cur;
+	unsigned h = (unsigned)((pc * 0x9e3779b97f4a7c15ULL) >> 61);
+	if ((c->memo_used >> h & 1) && c->memo[h].pc == pc) {
+		*d = c->memo[h].d;
+		*vaddr = c->memo[h].vaddr;
 		return 0;
-	int err = udso_get(u, m->dso, d);
-	if (err || !*d)
-		return err;
-	if (!elfsyms_vaddr((*d)->f.segs, pc - m->start + m->pgoff, vaddr))
-		*d = NULL;
+	}
+	*d = NULL;
+	*vaddr = 0;
+	const struct maps_entry *m = sideband_map(u->sb, c->pid, pc, time, PD_MISC_USER);
+	if (m) {
+		int err = udso_get(u, m->dso, d);
+		if (err)
+			return err;
+		if (*d && !elfsyms_vaddr((*d)->f.segs, pc - m->start + m->pgoff, vaddr))
+			*d = NULL;
+	}
+	c->memo[h].pc = pc;
+	c->memo[h].d = *d;
+	c->memo[h].vaddr = *vaddr;
+	c->memo_used |= (uint8_t)(1u << h);
 	return 0;
 }
 
