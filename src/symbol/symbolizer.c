@@ -604,6 +604,15 @@ static int dso_load(struct symbolizer *s, struct sdso *x)
 	return err;
 }
 
+/* d's DSO, its files found and indexed. 0 or -ENOMEM. */
+static int dso_ready(struct symbolizer *s, const struct sym_dso *d, struct sdso **out)
+{
+	struct sdso *x = *out = dso_get(s, d);
+	if (!x)
+		return -ENOMEM;
+	return x->state == DSO_NEW ? dso_load(s, x) : 0;
+}
+
 /* ---- JIT maps ----------------------------------------------------------- */
 
 /* Another user's /tmp file could name our frames: only root's or our own,
@@ -762,14 +771,10 @@ int symbolizer_frame(struct symbolizer *s, const struct sym_dso *d, uint64_t sta
 	s->frames++;
 	if (!d || !d->name)
 		return frame_jit(s, pid, ip, f);
-	struct sdso *x = dso_get(s, d);
-	if (!x)
-		return -ENOMEM;
-	if (x->state == DSO_NEW) {
-		int err = dso_load(s, x);
-		if (err)
-			return err;
-	}
+	struct sdso *x;
+	int err = dso_ready(s, d, &x);
+	if (err)
+		return err;
 	size_t i;
 	uint64_t off = ip - start + pgoff, vaddr;
 	switch (x->type) {
@@ -901,22 +906,18 @@ int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t s
 	*n = 0;
 	if (!d || !d->name || d->kernel)
 		return 0;
-	struct sdso *x = dso_get(s, d);
-	if (!x)
-		return -ENOMEM;
-	if (x->state == DSO_NEW) {
-		int err = dso_load(s, x);
-		if (err)
-			return err;
-	}
+	struct sdso *x;
+	int err = dso_ready(s, d, &x);
+	if (err)
+		return err;
 	uint64_t vaddr;
 	Dwarf *dw = NULL;
 	Dwarf_Die cu, *scopes = NULL;
 	if (x->type != DSO_FILE || !x->segs.n || !elfsyms_vaddr(&x->segs, addr - start + pgoff, &vaddr))
 		return 0;
-	int derr = dso_dwarf(x, &dw);
-	if (derr || !dw || !cu_find(x, vaddr, &cu))
-		return derr;
+	err = dso_dwarf(x, &dw);
+	if (err || !dw || !cu_find(x, vaddr, &cu))
+		return err;
 	int nscopes = dwarf_getscopes(&cu, vaddr, &scopes);
 	/* dwarf_getscopes goes from an inlined call to the scopes of its
 	 * abstract definition; the concrete nesting (the callers the code
@@ -934,7 +935,7 @@ int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t s
 	int inlined = 0;
 	while (inlined < nscopes && dwarf_tag(&scopes[inlined]) != DW_TAG_subprogram)
 		inlined++;
-	int err = 0;
+	err = 0;
 	struct inl_block *b = NULL;
 	if (inlined > 0 && inlined < nscopes && (b = malloc(sizeof(*b) + (size_t)inlined * sizeof(char *)))) {
 		size_t k = 0;
@@ -969,14 +970,10 @@ int symbolizer_files(struct symbolizer *s, const struct sym_dso *d, struct sym_f
 	f->bin_fd = f->dbg_fd = -1;
 	if (!d || !d->name)
 		return 0;
-	struct sdso *x = dso_get(s, d);
-	if (!x)
-		return -ENOMEM;
-	if (x->state == DSO_NEW) {
-		int err = dso_load(s, x);
-		if (err)
-			return err;
-	}
+	struct sdso *x;
+	int err = dso_ready(s, d, &x);
+	if (err)
+		return err;
 	if (x->type != DSO_FILE && x->type != DSO_VDSO)
 		return 0;
 	f->bin = x->bin.elf;
