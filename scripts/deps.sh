@@ -3,7 +3,9 @@
 # Sourced by demo.sh and test.sh. Debian packages only.
 # shellcheck disable=SC2034  # the lists are read by the scripts that source this
 
-PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev libarchive-dev libiberty-dev libdw-dev"
+# protobuf-c (the library and protoc-c, which generates C from
+# src/pprof/profile.proto at build time) and zlib: psrec pprof.
+PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-dev libcmocka-dev libarchive-dev libiberty-dev libdw-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev"
 # perf itself (the judge of every file), script(1) for terminal tests,
 # pgrep for the signal tests, hotspot (its hotspot-perfparser is the second
 # judge of every file), jq (checks perf data convert --to-json) and valgrind
@@ -12,8 +14,9 @@ PSREC_BUILD_DEPS="gcc libc6-dev meson ninja-build pkg-config libelf-dev libzstd-
 # tar --zstd (psrec archive tests); libc6-dbg so the build-id tests see a
 # stripped library with a separate debug file. chromium and nodejs for the
 # flamegraph browser test; not npm: nodesource's nodejs bundles it and
-# conflicts with Debian's npm package.
-PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind shellcheck zstd libc6-dbg chromium nodejs"
+# conflicts with Debian's npm package. golang-go for go tool pprof, the
+# judge of psrec pprof's profiles.
+PSREC_TEST_DEPS="linux-perf bsdutils procps hotspot jq valgrind shellcheck zstd libc6-dbg chromium nodejs golang-go"
 # clang and libFuzzer for the fuzz targets (scripts/fuzz.sh).
 PSREC_FUZZ_DEPS="clang libclang-rt-14-dev"
 

@@ -20,6 +20,7 @@
 #include "flame/flamegraph.h"
 #include "fold/cli.h"
 #include "fold/fold.h"
+#include "pprof/pprof.h"
 #include "archive/archive.h"
 #include "buildid/store.h"
 #include "format/recover.h"
@@ -359,6 +360,21 @@ static const char flamegraph_usage[] =
 "  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
 "  --no-kernel, --period, --buildid-dir, --symfs, --no-demangle, --call-graph, --unwinder).\n";
 
+static const char pprof_usage[] =
+"usage: psrec pprof [-i FILE] [-o profile.pb.gz] [options]\n"
+"\n"
+"Convert the samples of a perf.data into one pprof profile (gzipped\n"
+"profile.proto) for go tool pprof and continuous-profiling backends: values\n"
+"samples/count and cpu/nanoseconds (another event's period in its own unit),\n"
+"addresses in mappings with build-ids, inlined calls as lines, and the labels\n"
+"pid, tid, comm and event on every sample.\n"
+"\n"
+"  -i, --input=FILE      the recording (default perf.data)\n"
+"  -o, --output=FILE     the profile (default profile.pb.gz; - for standard output)\n"
+"      --period          make the period value the one readers show first\n"
+"  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
+"  --no-kernel, --buildid-dir, --symfs, --no-demangle, --call-graph, --unwinder).\n";
+
 /* One warning for what could not be named, one notice for the event. */
 static void fold_report(const char *input, const struct fold_result *r)
 {
@@ -483,6 +499,62 @@ static int cmd_fold_or_flame(int argc, char **argv, bool flame)
 	return 0;
 }
 
+static int cmd_pprof(int argc, char **argv)
+{
+	struct fold_cli cli;
+	struct err e = { "" };
+	if (fold_cli_parse(argc, argv, FOLD_CLI_PPROF, &cli, &e)) {
+		fprintf(stderr, "psrec: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	if (cli.help) {
+		fputs(pprof_usage, stdout);
+		return 0;
+	}
+	const char *out = cli.output ? cli.output : "profile.pb.gz";
+	if (strcmp(out, "-") == 0 && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "psrec: pprof: not writing a gzipped profile to a terminal; give a file with -o\n");
+		return EXIT_USAGE;
+	}
+	struct pprof_result r;
+	int err = pprof_run(&cli.fold, &r, &e);
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-err));
+		pprof_free(&r);
+		return EXIT_RUNTIME;
+	}
+	fold_report(cli.fold.input, &r.fold);
+	struct outfile of;
+	int oerr = outfile_open(&of, out, "pprof-", OUTFILE_STDOUT);
+	FILE *f = oerr ? NULL : of.is_stdout ? stdout : fdopen(of.fd, "w");
+	if (!oerr && !f)
+		oerr = -errno;
+	/* a profile is for sharing, as a shell's > would leave it */
+	if (f && !of.direct)
+		fchmod(of.fd, 0644);
+	if (!f) {
+		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-oerr));
+		outfile_close(&of);
+		pprof_free(&r);
+		return EXIT_RUNTIME;
+	}
+	size_t bytes = 0;
+	err = pprof_write(f, &r, &bytes, &e);
+	int cerr = out_finish(f, &of, !err);
+	if (!err && cerr)
+		snprintf(e.msg, sizeof(e.msg), "cannot write %s: %s", out, strerror(-cerr));
+	if (err || cerr) {
+		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-(err ? err : cerr)));
+		pprof_free(&r);
+		return EXIT_RUNTIME;
+	}
+	if (strcmp(out, "-") != 0)
+		fprintf(stderr, "psrec: wrote %s (%" PRIu64 " samples as %zu, %zu locations, %zu functions, %zu mappings)\n",
+			out, r.fold.kept, r.counts.samples, r.counts.locations, r.counts.functions, r.counts.mappings);
+	pprof_free(&r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* "psrec recover FILE", "psrec archive ..."; anything else records
@@ -495,5 +567,7 @@ int main(int argc, char **argv)
 		return cmd_fold_or_flame(argc - 1, argv + 1, false);
 	if (argc > 1 && strcmp(argv[1], "flamegraph") == 0)
 		return cmd_fold_or_flame(argc - 1, argv + 1, true);
+	if (argc > 1 && strcmp(argv[1], "pprof") == 0)
+		return cmd_pprof(argc - 1, argv + 1);
 	return cmd_record(argc, argv);
 }

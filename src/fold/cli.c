@@ -77,7 +77,7 @@ static int parse_call_graph(const char *s, struct fold_config *c, struct err *e)
 	return 0;
 }
 
-int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli, struct err *e)
+int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct err *e)
 {
 	static const struct option common[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -109,7 +109,8 @@ int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli,
 	c->time_end = UINT64_MAX;
 	c->sym.demangle = true;
 	bool diff = false;
-	const char *sub = flamegraph ? "flamegraph" : "fold";
+	bool flamegraph = mode == FOLD_CLI_FLAMEGRAPH;
+	const char *sub = flamegraph ? "flamegraph" : mode == FOLD_CLI_PPROF ? "pprof" : "fold";
 	optind = 1;
 	opterr = 0;
 	int ch;
@@ -136,8 +137,13 @@ int fold_cli_parse(int argc, char **argv, bool flamegraph, struct fold_cli *cli,
 			c->unwind_dwfl = strcmp(optarg, "dwfl") == 0;
 			break;
 		case KEY_TITLE: case KEY_WIDTH: case KEY_ICICLE: case KEY_DIFF:
-			if (!flamegraph)
-				return err_set(e, -EINVAL, "fold: unknown option '%s'; see psrec fold --help", argv[optind - 1]);
+			if (!flamegraph) {
+				/* by name: argv[optind - 1] may be the option's argument */
+				const struct option *o = common;
+				while (o->name && o->val != ch)
+					o++;
+				return err_set(e, -EINVAL, "%s: unknown option '--%s'; see psrec %s --help", sub, o->name, sub);
+			}
 			if (ch == KEY_TITLE)
 				cli->title = optarg;
 			else if (ch == KEY_ICICLE)

@@ -47,6 +47,7 @@ struct frame_slot {
 	int32_t pid;
 	int mode;                   /* | FRAME_CALLER for a return address */
 	struct flame_frame f;
+	const char *raw;            /* f.name before demangling */
 	const char *const *inl;     /* calls inlined there, outermost first */
 	uint32_t ninl;
 	bool used;
@@ -67,6 +68,7 @@ struct fold_ctx {
 	int chain_mode[FOLD_MAX_FRAMES];
 	bool chain_exact[FOLD_MAX_FRAMES]; /* the address is the call's own, not a return address */
 	uint64_t user_ip[FOLD_MAX_FRAMES];
+	struct fold_frame out[FOLD_MAX_FRAMES + 1]; /* a sample for c->on_sample */
 	struct unwind *unwind;      /* opened at the first stack copy */
 	/* the map of each address of the current sample: within one sample
 	 * (one pid, one time) it cannot change, and a recursion repeats a few
@@ -100,6 +102,11 @@ static int choose_event(struct fold_ctx *x, struct err *e)
 		x->r->event_chosen = sampling > 1;
 	}
 	snprintf(x->r->event, sizeof(x->r->event), "%s", x->ev.name[x->attr]);
+	const struct pd_attr *a = &x->rd.attrs[x->attr].attr;
+	x->r->event_type = a->type;
+	x->r->event_config = a->config;
+	x->r->sample_period = a->sample_period;
+	x->r->freq = (a->flags & PD_ATTR_FREQ) != 0;
 	return 0;
 }
 
@@ -153,7 +160,7 @@ static int frame_of(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t time,
 		err = symbolizer_inlines(x->r->symbolizer, dp, start, pgoff, caller ? ip - 1 : ip, &inl, &ninl);
 	if (err)
 		return err;
-	*slot = (struct frame_slot){ m, ip, kpid, kmode, { sf.name, kernel ? SYM_KIND_KERNEL : sf.kind },
+	*slot = (struct frame_slot){ m, ip, kpid, kmode, { sf.name, kernel ? SYM_KIND_KERNEL : sf.kind }, sf.raw,
 				     inl, (uint32_t)ninl, true };
 	return 0;
 }
@@ -170,6 +177,45 @@ static int frames_add(struct fold_ctx *x, int32_t pid, uint64_t ip, uint64_t tim
 	for (uint32_t k = 0; k < f->ninl && x->nframes <= FOLD_MAX_FRAMES; k++)
 		x->frames[x->nframes++] = (struct flame_frame){ f->inl[k], f->f.kind };
 	return 0;
+}
+
+/* A sample that was folded or emitted: the counts and times. */
+static void sample_kept(struct fold_result *r, uint64_t time)
+{
+	if (!r->kept || time < r->first_time)
+		r->first_time = time;
+	if (time > r->last_time)
+		r->last_time = time;
+	r->kept++;
+}
+
+/* The chain (innermost first, n entries) as fold_frames, to c->on_sample:
+ * the same frames, in the same order reversed, as the folded stack gets. */
+static int sample_emit(struct fold_ctx *x, const struct sample *s, const char *comm, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int m = x->chain_mode[i];
+		if (m == MODE_TRUNCATED) {
+			x->out[k++] = (struct fold_frame){ .kind = SYM_KIND_UNKNOWN, .name = truncated, .raw = truncated };
+			continue;
+		}
+		bool kernel = m == PD_MISC_KERNEL || m == PD_MISC_GUEST_KERNEL;
+		if (kernel && x->c->no_kernel)
+			continue;
+		const struct frame_slot *f;
+		int err = frame_of(x, (int32_t)s->pid, x->chain_ip[i], s->time, m, i > 0 && !x->chain_exact[i], &f);
+		if (err)
+			return err;
+		x->out[k++] = (struct fold_frame){ f->ip, f->map, f->map ? &x->sb->dsos.v[f->map->dso] : NULL, kernel,
+						   f->f.kind, f->f.name, f->raw, f->inl, f->ninl };
+	}
+	if (k == 0)
+		return 0; /* only kernel frames, and --no-kernel */
+	sample_kept(x->r, s->time);
+	struct fold_sample fs = { (int32_t)s->pid, (int32_t)s->tid, comm ? comm : unknown_comm, s->time, s->period,
+				  x->out, k };
+	return x->c->on_sample(x->c->arg, &fs);
 }
 
 static bool keep(const struct fold_ctx *x, const struct sample *s, const char *comm)
@@ -241,8 +287,10 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		x->chain_ip[0] = s.ip;
 		x->chain_mode[n++] = rec->misc & PD_MISC_CPUMODE_MASK;
 	}
-	x->nframes = 0;
 	x->gen++;
+	if (x->c->on_sample)
+		return sample_emit(x, &s, comm, n);
+	x->nframes = 0;
 	x->frames[x->nframes++] = (struct flame_frame){ comm ? comm : unknown_comm, SYM_KIND_USER };
 	/* The chain is innermost first; a folded line outermost first. */
 	for (size_t i = n; i-- > 0;) {
@@ -263,11 +311,7 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 	if (nf == 1)
 		return 0; /* only kernel frames, and --no-kernel */
 	uint64_t w = x->c->period ? s.period : 1;
-	if (!r->kept || s.time < r->first_time)
-		r->first_time = s.time;
-	if (s.time > r->last_time)
-		r->last_time = s.time;
-	r->kept++;
+	sample_kept(r, s.time);
 	return stacks_add(&r->stacks, x->frames, nf, w);
 }
 
@@ -290,6 +334,24 @@ static int fold_samples(struct fold_ctx *x, struct err *e)
 			return err_set(e, err, "out of memory folding %s", x->c->input);
 	}
 	return n;
+}
+
+/* CLOCK_DATA, when the file has a well-formed one (a stream's came with
+ * its records, so this runs after them). */
+static void clock_data(struct fold_ctx *x)
+{
+	const uint8_t *p;
+	size_t len;
+	struct err ignored = { "" };
+	if (reader_feature(&x->rd, PD_FEAT_CLOCK_DATA, &p, &len, &ignored) || len < 24)
+		return;
+	uint32_t version;
+	memcpy(&version, p, 4);
+	if (version < 1)
+		return;
+	x->r->has_clock_data = true;
+	x->r->clock_wall_ns = get_u64(p + 8);
+	x->r->clock_ns = get_u64(p + 16);
 }
 
 int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
@@ -326,6 +388,8 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 		err_set(e, err, "%s: %s", c->input, re.msg);
 	if (!err)
 		symbolizer_stats(r->symbolizer, &r->sym, r->sym_dsos, sizeof(r->sym_dsos));
+	if (!err)
+		clock_data(x);
 out:
 	if (x->unwind) {
 		unwind_stats(x->unwind, &r->unwind);

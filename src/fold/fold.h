@@ -11,6 +11,10 @@
  * with a user stack copy (--call-graph dwarf) are unwound (unwind.h); a
  * chain whose copy ended early starts with a "[truncated]" frame. Record
  * types psrec does not know are skipped and counted, never fatal.
+ *
+ * With fold_config.on_sample set, each kept sample goes to it instead,
+ * resolved by the same code (struct fold_sample: its frames with their
+ * addresses and DSOs, for psrec pprof), and no stacks are built.
  */
 #ifndef PSREC_FOLD_FOLD_H
 #define PSREC_FOLD_FOLD_H
@@ -31,6 +35,33 @@
 #define FOLD_CHAIN_FP    1  /* the recorded CALLCHAIN only */
 #define FOLD_CHAIN_DWARF 2  /* the stack copy only (kernel frames still from the chain) */
 
+/* One frame of a kept sample, as resolved for the folded stacks. */
+struct fold_frame {
+	uint64_t ip;                /* the address named (a caller's call, not its return address) */
+	const struct maps_entry *map; /* NULL: in no known map */
+	const struct dso *dso;      /* map's DSO; NULL with map */
+	bool kernel;
+	int kind;                   /* SYM_KIND_*; SYM_KIND_UNKNOWN for "[truncated]" */
+	const char *name;           /* the symbolizer's (demangled unless --no-demangle) */
+	const char *raw;            /* the symbol as the file has it (== name when not demangled) */
+	const char *const *inl;     /* "NAME (inlined)" of the calls inlined at ip, outermost first */
+	uint32_t ninl;
+};
+
+/* A kept sample: frames innermost first, as its chain is; a chain whose
+ * stack copy ended early ends with a "[truncated]" frame (map NULL).
+ * Valid during the callback only; names live until fold_free. */
+struct fold_sample {
+	int32_t pid, tid;
+	const char *comm;           /* "[unknown]" when the side band has none */
+	uint64_t time, period;
+	const struct fold_frame *frames;
+	size_t nframes;
+};
+
+/* Called per kept sample; a nonzero return (-errno) stops fold_run with it. */
+typedef int (*fold_sample_fn)(void *arg, const struct fold_sample *s);
+
 struct fold_config {
 	const char *input;          /* a path, "-" for standard input */
 	const char *event;          /* NULL: the first sampling event */
@@ -42,6 +73,8 @@ struct fold_config {
 	int call_graph;             /* FOLD_CHAIN_* */
 	bool unwind_dwfl;           /* every stack through libdwfl (--unwinder=dwfl) */
 	struct sym_config sym;
+	fold_sample_fn on_sample;   /* NULL: fold into fold_result.stacks */
+	void *arg;                  /* on_sample's */
 };
 
 struct fold_result {
@@ -52,6 +85,14 @@ struct fold_result {
 	uint64_t kept;              /* after the filters */
 	uint64_t unknown_records;   /* record types skipped */
 	uint64_t first_time, last_time;
+	uint64_t sample_period;     /* the event's attr.sample_period (a frequency with freq) */
+	bool freq;                  /* attr.freq: sample_period is in Hz */
+	uint32_t event_type;        /* attr.type and config of the event */
+	uint64_t event_config;
+	/* CLOCK_DATA: one instant on the wall clock and on the samples' clock,
+	 * so that a sample time t is wall_ns + (t - clock_ns) */
+	bool has_clock_data;
+	uint64_t clock_wall_ns, clock_ns;
 	struct sym_stats sym;
 	struct unwind_stats unwind; /* samples with a stack copy */
 	char sym_dsos[512];         /* the DSOs that went unresolved */

@@ -692,7 +692,7 @@ static bool is_mangled(const char *n)
 
 /* t's name i, demangled the first time it is asked for: a big C++
  * binary has far more symbols than a profile hits. */
-static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char **name)
+static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char **name, const char **raw)
 {
 	struct symtab_sym *y = &t->sym[i];
 	if (!y->done) {
@@ -700,7 +700,7 @@ static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char
 		const char *in = strpool_intern(&s->pool, y->name, strlen(y->name));
 		if (!in)
 			return -ENOMEM;
-		y->name = in;
+		y->name = y->raw = in;
 	}
 	if (s->demangle && !y->done) {
 		if (is_mangled(y->name)) {
@@ -718,13 +718,14 @@ static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char
 	}
 	y->done = true;
 	*name = y->name;
+	*raw = y->raw;
 	return 0;
 }
 
 static int frame_found(struct symbolizer *s, struct symtab *t, size_t i, int kind, struct sym_frame *f)
 {
 	f->kind = kind;
-	return sym_name(s, t, i, &f->name);
+	return sym_name(s, t, i, &f->name, &f->raw);
 }
 
 /* What cannot be named: "dso+0xOFF" with a file behind it, else
@@ -734,7 +735,7 @@ static int frame_unknown(struct symbolizer *s, const struct sdso *x, uint64_t of
 {
 	s->unresolved++;
 	f->kind = kind;
-	f->name = s->unknown;
+	f->name = f->raw = s->unknown;
 	if (!x || !x->base)
 		return 0;
 	/* by hand, not snprintf: a stripped binary without a debug file
@@ -748,7 +749,7 @@ static int frame_unknown(struct symbolizer *s, const struct sdso *x, uint64_t of
 		digits++;
 	for (size_t k = 0; k < digits; k++)
 		buf[len + k] = "0123456789abcdef"[(off >> (4 * (digits - 1 - k))) & 0xf];
-	f->name = strpool_intern(&s->pool, buf, len + digits);
+	f->name = f->raw = strpool_intern(&s->pool, buf, len + digits);
 	return f->name ? 0 : -ENOMEM;
 }
 

@@ -51,6 +51,8 @@ struct sym_dso {
 struct sym_frame {
 	const char *name;           /* interned; valid until symbolizer_close */
 	int kind;                   /* SYM_KIND_* */
+	const char *raw;            /* the symbol before demangling (pprof's system_name); == name when
+				       it was not demangled */
 };
 
 struct symbolizer;

@@ -24,6 +24,7 @@ struct symtab_sym {
 	uint64_t end;                   /* exclusive */
 	const char *name;
 	bool done;                      /* the symbolizer's mark: name demangled */
+	const char *raw;                /* the symbolizer's: name as the file has it, once done */
 };
 
 struct symtab {

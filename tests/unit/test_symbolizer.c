@@ -387,6 +387,17 @@ static void test_perfmap(void **state)
 	/* demangled when asked, raw otherwise */
 	assert_string_equal(frame(s, NULL, NULL, 0x2040, FAKE_PID).name, "foo::bar");
 	assert_string_equal(frame(raw, NULL, NULL, 0x2040, FAKE_PID).name, "_ZN3foo3barEv");
+	/* the raw name stays beside the demangled one (pprof's system_name),
+	 * asked for again too */
+	for (int i = 0; i < 2; i++) {
+		f = frame(s, NULL, NULL, 0x2040 + (uint64_t)i, FAKE_PID);
+		assert_string_equal(f.raw, "_ZN3foo3barEv");
+		assert_string_equal(f.name, "foo::bar");
+	}
+	f = frame(raw, NULL, NULL, 0x2040, FAKE_PID);
+	assert_ptr_equal(f.raw, f.name);
+	assert_string_equal(frame(s, NULL, NULL, 0x1010, FAKE_PID).raw, "jit_alpha");
+	assert_string_equal(frame(s, NULL, NULL, 0x10, FAKE_PID).raw, "[unknown]");
 	assert_string_equal(frame(s, NULL, NULL, 0x5050, FAKE_PID + 1).name, "archived_fn");
 	assert_string_equal(frame(s, NULL, NULL, 0x5050, FAKE_PID + 2).name, "[unknown]");
 	/* read once: a change on disk is not seen */
