@@ -28,6 +28,8 @@ struct pprof_ctx {
 	struct pprof_result *r;
 	uint64_t kernel_mapping;    /* for kernel frames in no map; 0 until needed */
 	uint64_t period_sum;
+	uint64_t *hits;             /* by mapping id - 1: samples whose innermost program frame is there */
+	size_t nhits;
 	struct {
 		const struct maps_entry *map;
 		uint64_t id;
@@ -126,9 +128,49 @@ static int location_of(struct pprof_ctx *x, const struct fold_frame *f, uint64_t
 	return 0;
 }
 
+/* A shared library ("libc.so.6", "ld-linux-x86-64.so.2"), or no file. */
+static bool not_program(const struct dso *d)
+{
+	const char *base = strrchr(d->name, '/');
+	base = base ? base + 1 : d->name;
+	return d->kernel || d->name[0] != '/' || strstr(base, ".so") != NULL;
+}
+
+/* pprof shows mapping[0] as the main binary: count, per sample, the
+ * program (not a library) that holds its innermost frame in one. */
+static int count_program(struct pprof_ctx *x, const struct fold_sample *s)
+{
+	for (size_t i = 0; i < s->nframes; i++) {
+		const struct fold_frame *f = &s->frames[i];
+		if (!f->map || not_program(f->dso))
+			continue;
+		uint64_t id;
+		int err = mapping_of(x, f, &id);
+		if (err)
+			return err;
+		if (id > x->nhits) {
+			size_t n = x->nhits ? 2 * x->nhits : 16;
+			while (n < id)
+				n *= 2;
+			uint64_t *h = realloc(x->hits, n * sizeof(*h));
+			if (!h)
+				return -ENOMEM;
+			memset(h + x->nhits, 0, (n - x->nhits) * sizeof(*h));
+			x->hits = h;
+			x->nhits = n;
+		}
+		x->hits[id - 1]++;
+		return 0;
+	}
+	return 0;
+}
+
 static int on_sample(void *arg, const struct fold_sample *s)
 {
 	struct pprof_ctx *x = arg;
+	int cerr = count_program(x, s);
+	if (cerr)
+		return cerr;
 	size_t n = s->nframes < 1024 ? s->nframes : 1024;
 	for (size_t i = 0; i < n; i++) {
 		int err = location_of(x, &s->frames[i], &x->loc_ids[i]);
@@ -181,6 +223,12 @@ static int set_info(struct pprof_ctx *x, const struct fold_config *c)
 		start = (int64_t)(f->clock_wall_ns + (f->first_time - f->clock_ns));
 		r->wall_time = true;
 	}
+	size_t best = 0;
+	for (size_t i = 1; i < x->nhits; i++)
+		if (x->hits[i] > x->hits[best])
+			best = i;
+	if (x->nhits && x->hits[best])
+		profile_mapping_first(p, best + 1);
 	char comment[512];
 	snprintf(comment, sizeof(comment), "psrec pprof -i %s: event %s, %" PRIu64 " samples%s", c->input, f->event,
 		 f->kept, r->wall_time ? "" : "; time_nanos is the recording clock's, not wall time");
@@ -212,6 +260,7 @@ int pprof_run(const struct fold_config *c, struct pprof_result *r, struct err *e
 		profile_counts(r->profile, &r->counts);
 	if (err && !err_is_set(e))
 		err_set(e, err, "out of memory converting %s", c->input);
+	free(x->hits);
 	free(x);
 	return err;
 }

@@ -77,6 +77,7 @@ struct profile {
 	int64_t type[PROFILE_MAX_VALUES], unit[PROFILE_MAX_VALUES];
 	int64_t period_type, period_unit, period, time_nanos, duration_nanos, default_sample_type;
 	int64_t comment;            /* 0: none */
+	uint64_t first_mapping;     /* 0: in the order of their ids */
 };
 
 /* ---- hashing and tables -------------------------------------------------- */
@@ -339,6 +340,14 @@ int profile_mapping(struct profile *p, const struct profile_mapping *m, uint64_t
 	return 0;
 }
 
+int profile_mapping_first(struct profile *p, uint64_t id)
+{
+	if (id < 1 || id > p->mappings.n)
+		return -EINVAL;
+	p->first_mapping = id;
+	return 0;
+}
+
 static bool function_eq(const void *entry, const void *key)
 {
 	const struct function_e *a = entry, *b = key;
@@ -569,6 +578,10 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 		o->has_functions = e->has_functions;
 		o->has_inline_frames = e->has_inline_frames;
 		m->mapping_ptr[i] = o;
+	}
+	if (p->first_mapping > 1) {
+		m->mapping_ptr[0] = &m->mappings[p->first_mapping - 1];
+		m->mapping_ptr[p->first_mapping - 1] = &m->mappings[0];
 	}
 	for (size_t i = 0; i < p->lines.n; i++) {
 		perftools__profiles__line__init(&m->lines[i]);

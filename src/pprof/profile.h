@@ -57,6 +57,10 @@ struct profile_mapping {
 };
 int profile_mapping(struct profile *p, const struct profile_mapping *m, uint64_t *id);
 
+/* Put mapping id first in Profile.mapping, where pprof looks for the
+ * main binary (ids do not change). 0, or -EINVAL for no such mapping. */
+int profile_mapping_first(struct profile *p, uint64_t id);
+
 /* A function: its name, the name the system gives it (mangled; NULL or
  * equal to name when there is none other) and its source file (NULL: none). */
 int profile_function(struct profile *p, const char *name, const char *system_name, const char *filename,

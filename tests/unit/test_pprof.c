@@ -118,6 +118,14 @@ static void test_profile_locations_dedupe_by_content(void **state)
 	assert_int_equal(d->location[2]->mapping_id, 2);
 	assert_int_equal(d->location[2]->address, 0x1234);
 	perftools__profiles__profile__free_unpacked(d, NULL);
+	/* the main binary first: the order changes, the ids do not */
+	assert_int_equal(profile_mapping_first(p, 3), -EINVAL);
+	assert_int_equal(profile_mapping_first(p, 2), 0);
+	d = decode(p);
+	assert_int_equal(d->mapping[0]->id, 2);
+	assert_int_equal(d->mapping[0]->memory_start, 0x5000);
+	assert_int_equal(d->mapping[1]->id, 1);
+	perftools__profiles__profile__free_unpacked(d, NULL);
 	profile_free(p);
 }
 
