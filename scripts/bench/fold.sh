@@ -21,6 +21,8 @@
 #   perf script     perf script -i FILE > /dev/null (default fields; the
 #                   call chains of a -g recording, unwound from the stack
 #                   copies of a dwarf one)
+#   psrec pprof     psrec pprof -i FILE -o $TMP/out.pb.gz (issue 15: the
+#                   same samples as one gzipped pprof Profile)
 #   perf script | awk fold   (-g rows only)
 #                   bash -c 'perf script -i FILE | awk -f fold.awk', where
 #                   fold.awk does what stackcollapse-perf.pl does with its
@@ -36,11 +38,13 @@
 # the dwarf rows, of one untimed perf script) must give the same top leaf
 # functions' shares within 1 point, and on the dwarf rows the same
 # hottest leaf with the same share (to 0.001 points: the same count of the
-# same samples).
+# same samples). psrec pprof must convert as many samples as psrec fold
+# folds; its output's size is set against the folded text's.
 #
 # usage: scripts/bench/fold.sh [ROUNDS [SMALL [LARGE [DWARF]]]]   (as root;
 #        B=BUILD_DIR; DEPTH=27 FREQ=50000 DFREQ=10000;
-#        ROWS="small large dwarf-deep dwarf-nofp", or a subset)
+#        ROWS="small large dwarf-deep dwarf-nofp", or a subset;
+#        TOOLS="psrec perf pipe pprof", or a subset: psrec fold always runs)
 #        scripts/bench/fold.sh 1 250000 1000000 32000 with ROWS="dwarf-deep
 #        dwarf-nofp" measures the dwarf rows alone
 set -euo pipefail
@@ -53,6 +57,7 @@ DEPTH=${DEPTH:-27}
 FREQ=${FREQ:-50000}
 DFREQ=${DFREQ:-10000}
 ROWS=${ROWS:-small large dwarf-deep dwarf-nofp}
+TOOLS=${TOOLS:-psrec perf pipe pprof}
 . scripts/bench/lib.sh
 ninja -C "$B" psrec tests/deeprec tests/deeprec_nofp tests/nofp tests/benchrun tests/pdcheck >/dev/null
 bench_setup psrec-fold
@@ -159,6 +164,8 @@ one() {
 		echo "fold.sh: psrec fold failed on $name" >&2 ;;
 	perf) "$B/tests/benchrun" "$c" perf script -i "$data" >/dev/null 2>>"$TMP/log" ||
 		echo "fold.sh: perf script failed on $name" >&2 ;;
+	pprof) "$B/tests/benchrun" "$c" "$B/psrec" pprof -i "$data" -o "$TMP/out.pb.gz" 2>>"$TMP/log" ||
+		echo "fold.sh: psrec pprof failed on $name" >&2 ;;
 	pipe)
 		# shellcheck disable=SC2016
 		"$B/tests/benchrun" "$c" bash -c '"$1" "$2.perf" perf script -i "$3" 2>/dev/null | "$1" "$2.awk" awk -f "$4" >"$5"' \
@@ -200,14 +207,16 @@ rss_split() {
 	echo "$best"
 }
 
+has() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
+tool() { [ "$1" = psrec ] && return 0; case " $TOOLS " in *" $1 "*) return 0 ;; esac; return 1; }
 # tools NAME: the timed tools of a recording
 tools() {
-	case $1 in
-	small | large) echo "psrec perf pipe" ;;
-	*) echo "psrec perf" ;;
-	esac
+	local t out=""
+	for t in psrec perf pipe pprof; do
+		case $1:$t in small:pipe | large:pipe | *:psrec | *:perf | *:pprof) tool "$t" && out="$out $t" ;; esac
+	done
+	echo "$out"
 }
-has() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 start=$(date +%s)
 NAMES=""
@@ -231,8 +240,14 @@ for name in $NAMES; do
 	fi
 	# the dwarf rows' perf script | awk fold, untimed: what the leaf split is checked against
 	case $name in
-	dwarf-*) perf script -i "$TMP/$name.data" 2>>"$TMP/log" | awk -f "$TMP/fold.awk" >"$TMP/$name.awk.folded" ;;
+	dwarf-*) tool perf && perf script -i "$TMP/$name.data" 2>>"$TMP/log" | awk -f "$TMP/fold.awk" >"$TMP/$name.awk.folded" ;;
 	esac
+	# the pprof, untimed: its size, and the samples it says it converted
+	if tool pprof; then
+		"$B/psrec" pprof -i "$TMP/$name.data" -o "$TMP/$name.pb.gz" 2>"$TMP/$name.pprof.err" ||
+			{ echo "fold.sh: psrec pprof failed on $name: $(head -n 3 "$TMP/$name.pprof.err")" >&2; exit 1; }
+		cat "$TMP/$name.pprof.err" >>"$TMP/log"
+	fi
 done
 for _ in $(seq "$ROUNDS"); do
 	for name in $NAMES; do
@@ -243,6 +258,8 @@ for name in $NAMES; do echo "$name $(rss_split "$name")"; done >"$TMP/rss-split"
 elapsed=$(( $(date +%s) - start ))
 
 c() { col "$TMP/$1.txt" "$2"; }
+# total NAME: the samples psrec fold folded
+total() { awk '{ t += $NF } END { print t + 0 }' "$TMP/$1.psrec.folded"; }
 # walls NAME-TOOL: the rounds' wall times
 walls() { awk '{ printf "%s%s", (NR > 1 ? " / " : ""), $1 }' "$TMP/$1.txt"; }
 rec() { awk -v n="$1" -v k="$2" '$1 == n { print $k }' "$TMP/recordings"; }
@@ -253,6 +270,7 @@ label() {
 	case $1 in
 	psrec) echo "psrec fold" ;;
 	perf) echo "perf script > /dev/null" ;;
+	pprof) echo "psrec pprof" ;;
 	pipe) echo "perf script \\| awk fold" ;;
 	esac
 }
@@ -286,6 +304,32 @@ for name in $NAMES; do
 	echo "pipeline stages' peak RSS ($name): perf script $(c "$name-pipe" 4) KB, awk $(c "$name-pipe" 5) KB"
 done
 echo
+if tool pprof; then
+	echo "psrec pprof against psrec fold on the same file (issue 15): time, peak RSS, and output size"
+	echo "(the gzipped Profile against the folded text; the Profile's protobuf before gzip in brackets):"
+	echo
+	echo "| file | pprof / fold, wall | CPU | peak RSS | profile.pb.gz bytes | folded bytes | pb.gz / folded | samples converted / folded |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for name in $NAMES; do
+		pb=$(stat -c %s "$TMP/$name.pb.gz") fb=$(stat -c %s "$TMP/$name.psrec.folded")
+		raw=$(gzip -dc "$TMP/$name.pb.gz" | wc -c)
+		conv=$(sed -n 's/.*wrote .* (\([0-9]*\) samples as.*/\1/p' "$TMP/$name.pprof.err")
+		echo "| $name | $(ratio "$(c "$name-pprof" 1)" "$(c "$name-psrec" 1)") | $(ratio "$(c "$name-pprof" 2)" "$(c "$name-psrec" 2)") \
+| $(ratio "$(c "$name-pprof" 3)" "$(c "$name-psrec" 3)") | $pb ($raw) | $fb | $(ratio "$pb" "$fb") | ${conv:-?} / $(total "$name") |"
+	done
+	echo
+	for name in $NAMES; do
+		conv=$(sed -n 's/.*wrote .* (\([0-9]*\) samples as.*/\1/p' "$TMP/$name.pprof.err")
+		if [ "${conv:-x}" != "$(total "$name")" ]; then
+			echo "fold.sh: $name: psrec pprof converted ${conv:-?} samples, psrec fold folded $(total "$name")" >&2
+			exit 1
+		fi
+	done
+fi
+if ! tool perf || ! tool pipe; then
+	echo "(perf script and the pipeline not both timed: TOOLS=\"$TOOLS\"; their comparisons are left out)"
+	exit 0
+fi
 echo "| file | perf script / psrec fold, wall (goal >= 10) | CPU | peak RSS | perf script \\| awk / psrec fold, wall | CPU |"
 echo "|---|---|---|---|---|---|"
 for name in $NAMES; do
