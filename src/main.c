@@ -88,7 +88,10 @@ static void print_summary(const struct options *o, const struct record_result *r
 	const struct loop_stats *st = &r->stats;
 	char size[32];
 	print_size(size, sizeof(size), r->file_bytes);
-	if (!o->quiet)
+	if (!o->quiet && st->chunks)
+		fprintf(stderr, "psrec: wrote %s in %" PRIu64 " chunk%s %s.<timestamp> (%" PRIu64 " samples, %" PRIu64 " lost)\n",
+			size, st->chunks, st->chunks == 1 ? "" : "s", o->cfg.output, st->tally.samples, r->lost);
+	else if (!o->quiet)
 		fprintf(stderr, "psrec: wrote %s to %s (%" PRIu64 " samples, %" PRIu64 " lost)\n",
 			size, o->cfg.pipe ? "standard output" : o->cfg.output, st->tally.samples, r->lost);
 	if (o->verbose && o->cfg.compress_level)

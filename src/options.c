@@ -373,6 +373,17 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 					o->cfg.compress_level = (int)lv;
 			}
 			break;
+		case OPTIONS_KEY_SWITCH_OUTPUT:
+			err = rotate_parse(&o->cfg.switch_output, optarg, e);
+			break;
+		case OPTIONS_KEY_SWITCH_MAX_FILES:
+			err = rotate_parse_max_files(&o->cfg.switch_output, optarg, e);
+			break;
+		case OPTIONS_KEY_SWITCH_COMMAND:
+			if (optarg[0] == '\0')
+				err = err_set(e, -EINVAL, "--switch-output-command: empty command");
+			o->cfg.switch_output.command = optarg;
+			break;
 		case OPTIONS_KEY_CALL_GRAPH:
 			err = callgraph_parse(&o->cfg.callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
 			break;
@@ -397,6 +408,13 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 	}
 	if (o->cfg.pipe && isatty(STDOUT_FILENO))
 		return err_set(e, -EINVAL, "-o -: standard output is a terminal; pipe it (psrec -o - ... | perf report -i -) or give a file name");
+	const struct rotate_spec *rs = &o->cfg.switch_output;
+	if (rs->mode == ROTATE_NONE && (rs->max_files || rs->command))
+		return err_set(e, -EINVAL, "%s applies to chunks: add --switch-output",
+			       rs->command ? "--switch-output-command" : "--switch-max-files");
+	if (rs->mode != ROTATE_NONE && o->cfg.pipe)
+		return err_set(e, -EINVAL, "--switch-output cannot cut a stream (-o -) into files; give -o FILE "
+			       "(the chunks are FILE.<timestamp>)");
 	if (o->cfg.callgraph.mode == CALLGRAPH_DWARF && !o->cfg.mmap_pages_given)
 		o->cfg.mmap_pages = OPTIONS_DWARF_PAGES;
 	if (o->cfg.callgraph.max_stack && o->cfg.callgraph.mode == CALLGRAPH_NONE)

@@ -17,6 +17,7 @@
 #define GROUP_CALLGRAPHS "call graphs"
 #define GROUP_OPTIONS "options"
 #define GROUP_BUILDIDS "build-ids"
+#define GROUP_CHUNKS "chunks"
 
 const struct options_spec options_table[] = {
 	{ 'p', "pid", OPTIONS_ARG_REQUIRED, "PID[,PID...]", NULL,
@@ -45,6 +46,15 @@ const struct options_spec options_table[] = {
 	  "do not copy the hit binaries into ~/.debug", GROUP_BUILDIDS },
 	{ OPTIONS_KEY_BUILDID_ALL, "buildid-all", OPTIONS_ARG_NONE, NULL, NULL,
 	  "list (and cache) every mapped binary, not only those samples hit", GROUP_BUILDIDS },
+
+	{ OPTIONS_KEY_SWITCH_OUTPUT, "switch-output", OPTIONS_ARG_OPTIONAL, "signal|SIZE|TIME", "signal",
+	  "record in chunks, each a complete FILE.YYYYmmddHHMMSScc: a new one on SIGUSR2, when the file "
+	  "reaches SIZE (100M; B K M G) or every TIME (10s; s m h d)", GROUP_CHUNKS },
+	{ OPTIONS_KEY_SWITCH_MAX_FILES, "switch-max-files", OPTIONS_ARG_REQUIRED, "N", NULL,
+	  "keep only the newest N chunks, deleting older ones", GROUP_CHUNKS },
+	{ OPTIONS_KEY_SWITCH_COMMAND, "switch-output-command", OPTIONS_ARG_REQUIRED, "CMD", NULL,
+	  "run the shell command CMD with each finished chunk's path as its last argument "
+	  "(never waited for while recording)", GROUP_CHUNKS },
 
 	{ 'e', "event", OPTIONS_ARG_REQUIRED, "EVENT[,EVENT...]",
 	  "cycles, or cpu-clock without a hardware PMU",

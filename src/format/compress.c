@@ -139,6 +139,11 @@ int compress_span(struct compressor *c, const struct iovec *iov, int n, size_t *
 	return 0;
 }
 
+void compress_reset(struct compressor *c)
+{
+	ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_only);
+}
+
 size_t compress_input_kept(const struct compressor *c, size_t out_kept)
 {
 	size_t in = 0;

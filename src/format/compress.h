@@ -67,6 +67,10 @@ int compress_init(struct compressor *c, int level, size_t max_span);
  */
 int compress_span(struct compressor *c, const struct iovec *iov, int n, size_t *len);
 
+/* Start a new zstd frame history: the next record decodes without the
+ * ones before it (a new file, --switch-output). The totals stay. */
+void compress_reset(struct compressor *c);
+
 /* Bytes of the last span's input whose records lie wholly in the first
  * out_kept bytes of its output. */
 size_t compress_input_kept(const struct compressor *c, size_t out_kept);

@@ -13,6 +13,7 @@
 
 #include "record/callgraph.h"
 #include "record/evspec.h"
+#include "record/rotate.h"
 
 struct record_config {
 	struct evspec_list events;
@@ -39,6 +40,9 @@ struct record_config {
 	bool no_buildid;        /* none in MMAP2, no BUILD_ID feature, no cache */
 	bool no_buildid_cache;  /* no copies into ~/.debug */
 	bool buildid_all;       /* every mapped DSO, not only those hit */
+	/* --switch-output, --switch-max-files, --switch-output-command:
+	 * chunks OUTPUT.<timestamp> (mode ROTATE_NONE: one file). */
+	struct rotate_spec switch_output;
 	int cmd_argc;
 	char **cmd;             /* the command to run, NULL-terminated */
 	int argc;               /* the whole command line, for CMDLINE */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "psrec/perf_data.h"
+#include "record/carry.h"
 
 static uint64_t now_ms(void)
 {
@@ -27,7 +28,7 @@ static uint64_t now_ms(void)
 
 /* A pass with compression: one ring at a time, then the round. */
 static int drain_pass_compressed(struct sampler *s, struct writer *w, const struct loop_config *c,
-				 struct loop_stats *st)
+				 struct loop_stats *st, struct buf *carry)
 {
 	struct ring_tally pass = { 0 };
 	bool wrote = false;
@@ -58,10 +59,13 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 			size_t kept = err ? compress_input_kept(c->compress, (size_t)(w->end - before)) : bytes;
 			if (ring_scan_prefix(r, c->time_offset, kept, &pass) < 0)
 				st->bad_spans++;
+			if (carry && carry_sideband(r, kept, carry) == -ENOMEM)
+				err = -ENOMEM;
 		}
 		ring_release(r);
 	}
 	ring_tally_add(&st->tally, &pass);
+	ring_tally_add(&st->chunk, &pass);
 	if (!err && wrote)
 		err = writer_round(w);
 	if (err)
@@ -71,12 +75,13 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	return 0;
 }
 
-/* One pass over every ring; iov has room for 2 per ring + 1. */
+/* One pass over every ring; iov has room for 2 per ring + 1. carry: the
+ * pass that closes a chunk (loop_switch). */
 static int drain_pass(struct sampler *s, struct writer *w, const struct loop_config *c,
-		      struct loop_stats *st, struct iovec *iov)
+		      struct loop_stats *st, struct iovec *iov, struct buf *carry)
 {
 	if (c->compress)
-		return drain_pass_compressed(s, w, c, st);
+		return drain_pass_compressed(s, w, c, st, carry);
 	int n = 0;
 	size_t total = 0;
 	for (size_t i = 0; i < s->nr_cpus; i++) {
@@ -110,24 +115,29 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 		uint64_t k = span < kept ? span : kept;
 		if (k && ring_scan_prefix(r, c->time_offset, (size_t)k, &pass) < 0)
 			st->bad_spans++;
+		if (k && carry && carry_sideband(r, (size_t)k, carry) == -ENOMEM && !err)
+			err = -ENOMEM;
 		kept -= k;
 		/* Release even on error: the data cannot be written anywhere else. */
 		ring_release(r);
 	}
 	ring_tally_add(&st->tally, &pass);
+	ring_tally_add(&st->chunk, &pass);
 	if (err)
 		return err;
 	st->passes++;
 	return 0;
 }
 
-int loop_signals_block(sigset_t *old, bool *blocked)
+int loop_signals_block(sigset_t *old, bool *blocked, bool usr2)
 {
 	sigset_t stop;
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
+	if (usr2)
+		sigaddset(&stop, SIGUSR2);
 	*blocked = false;
 	if (sigprocmask(SIG_BLOCK, &stop, old) < 0)
 		return -errno;
@@ -159,17 +169,25 @@ int loop_drain(struct sampler *s, struct writer *w, const struct loop_config *c,
 	struct iovec *iov = calloc(2 * s->nr_cpus + 1, sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
-	int err = drain_pass(s, w, c, st, iov);
+	int err = drain_pass(s, w, c, st, iov, NULL);
 	free(iov);
 	return err;
 }
 
-/* Returns true when the signal should stop the recording. */
-static bool read_signal(const struct loop_config *c, struct loop_stats *st)
+/* Returns true when the signal should stop the recording; *cut: a
+ * SIGUSR2 asked for a new chunk. */
+static bool read_signal(const struct loop_config *c, struct loop_stats *st, bool *cut)
 {
 	struct signalfd_siginfo si;
 	bool stop = false;
 	while (read(c->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		/* Blocked only with --switch-output; perf ignores it unless
+		 * the chunks are cut by signal. */
+		if (si.ssi_signo == SIGUSR2) {
+			if (c->sw && c->sw->on_signal)
+				*cut = true;
+			continue;
+		}
 		/* A terminal's Ctrl-C (sent by the kernel to the whole
 		 * foreground group) also reached the command: let the command
 		 * decide, and stop when it exits. A SIGINT sent to psrec alone
@@ -246,10 +264,19 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	uint64_t start = now_ms();
 	uint64_t last_drain = start, last_checkpoint = start, last_status = start;
 	uint64_t deadline = c->duration_ms ? start + c->duration_ms : 0;
+	uint64_t chunk_start = start;
+	bool cut_asked = false;
 	st->end_reason = 0;
 	while (!st->end_reason) {
 		uint64_t now = now_ms();
 		int timeout = LOOP_DRAIN_MS;
+		/* Cut on time, not up to a drain interval late. */
+		if (c->sw && c->sw->ms) {
+			uint64_t due = chunk_start + c->sw->ms;
+			uint64_t left = due > now ? due - now : 0;
+			if (left < (uint64_t)timeout)
+				timeout = (int)left;
+		}
 		if (deadline) {
 			if (now >= deadline) {
 				st->end_reason = LOOP_END_DURATION;
@@ -282,7 +309,7 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 				}
 				break;
 			case TAG_SIGNAL:
-				if (read_signal(c, st))
+				if (read_signal(c, st, &cut_asked))
 					st->end_reason = LOOP_END_SIGNAL;
 				break;
 			case TAG_TARGET:
@@ -300,7 +327,7 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 		bool first_samples = false;
 		if (ring_ready || now - last_drain >= LOOP_DRAIN_MS || st->end_reason) {
 			uint64_t had = st->tally.samples;
-			int err = drain_pass(s, w, c, st, iov);
+			int err = drain_pass(s, w, c, st, iov, NULL);
 			last_drain = now;
 			if (err) {
 				st->write_error = err;
@@ -318,6 +345,28 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 				st->write_error = err;
 				st->end_reason = LOOP_END_WRITE_ERROR;
 			}
+		}
+		if (c->sw && !st->end_reason) {
+			const struct loop_switch *sw = c->sw;
+			bool due = cut_asked || (sw->ms && now_ms() - chunk_start >= sw->ms) ||
+				   (sw->bytes && w->end >= sw->bytes);
+			if (due) {
+				int err = sw->prepare(sw->ctx);
+				if (!err)
+					err = drain_pass(s, w, c, st, iov, sw->carry);
+				if (!err)
+					err = sw->cut(sw->ctx);
+				cut_asked = false;
+				now = chunk_start = last_drain = last_checkpoint = now_ms();
+				memset(&st->chunk, 0, sizeof(st->chunk));
+				st->chunks++;
+				if (err) {
+					st->write_error = err;
+					st->end_reason = LOOP_END_WRITE_ERROR;
+				}
+			}
+			if (sw->tick)
+				sw->tick(sw->ctx);
 		}
 		if (c->status && now - last_status >= LOOP_STATUS_MS) {
 			last_status = now;

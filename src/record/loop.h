@@ -28,6 +28,7 @@
 #include "format/writer.h"
 #include "record/ring.h"
 #include "record/sampler.h"
+#include "util/buf.h"
 
 #define LOOP_DRAIN_MS      250
 #define LOOP_CHECKPOINT_MS 500
@@ -40,6 +41,27 @@
 #define LOOP_END_DURATION    4
 
 struct loop_stats;
+
+/*
+ * Chunks (--switch-output, rotate.h). When one is due (the SIGUSR2 of
+ * on_signal, ms since the chunk began, the file reaching bytes) the loop
+ * calls prepare() (the /proc scan for the next chunk, made before the
+ * last pass so that nothing falls between them), runs the pass that
+ * closes the chunk with its side band copied to carry (carry.h), then
+ * cut(): finish the file and begin the next on the same writer. Records
+ * drained before the cut are in the old chunk, the rest in the new one.
+ * tick() runs at every wake-up (reaping the chunk commands).
+ */
+struct loop_switch {
+	bool on_signal;
+	uint64_t ms;            /* 0: not by time */
+	uint64_t bytes;         /* 0: not by size */
+	struct buf *carry;
+	int (*prepare)(void *ctx);
+	int (*cut)(void *ctx);
+	void (*tick)(void *ctx);
+	void *ctx;
+};
 
 struct loop_config {
 	int signal_fd;          /* signalfd for SIGINT/SIGTERM/SIGHUP, or -1 */
@@ -54,10 +76,13 @@ struct loop_config {
 	/* Called about every LOOP_STATUS_MS with the elapsed time, if set. */
 	void (*status)(void *ctx, const struct loop_stats *st, double elapsed_s, uint64_t bytes);
 	void *status_ctx;
+	const struct loop_switch *sw; /* NULL: one file */
 };
 
 struct loop_stats {
 	struct ring_tally tally;        /* complete records written */
+	struct ring_tally chunk;        /* the same, in the current chunk */
+	uint64_t chunks;        /* chunks cut (--switch-output) */
 	uint64_t passes;        /* passes that wrote something */
 	uint64_t wakeups;       /* epoll_wait() returns, timeouts included */
 	uint64_t bad_spans;     /* spans whose headers did not parse */
@@ -77,10 +102,12 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 
 /*
  * Block SIGINT, SIGTERM and SIGHUP (so none is lost, or kills psrec half
- * way) and return a signalfd for them (-errno on failure); *old gets the
- * mask to restore, *blocked whether it was changed.
+ * way), and SIGUSR2 when usr2 (--switch-output: it cuts a chunk, or is
+ * ignored, as in perf record), and return a signalfd for them (-errno on
+ * failure); *old gets the mask to restore, *blocked whether it was
+ * changed.
  */
-int loop_signals_block(sigset_t *old, bool *blocked);
+int loop_signals_block(sigset_t *old, bool *blocked, bool usr2);
 
 /* Close the signalfd (fd < 0: none) after consuming a stop signal still
  * pending, so that restoring the mask does not deliver it now; restore

@@ -162,6 +162,54 @@ int procfs_processes(const char *root, pid_t **pids, size_t *n)
 	return numeric_entries(root, pids, n);
 }
 
+int procfs_descendants(const char *root, const pid_t *roots, size_t nr, pid_t **pids, size_t *n)
+{
+	pid_t *all;
+	size_t na;
+	*pids = NULL;
+	*n = 0;
+	int err = procfs_processes(root, &all, &na);
+	if (err)
+		return err;
+	pid_t *parent = calloc(na ? na : 1, sizeof(*parent));
+	bool *in = calloc(na ? na : 1, sizeof(*in));
+	if (!parent || !in) {
+		free(all);
+		free(parent);
+		free(in);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < na; i++) {
+		struct procfs_status st;
+		parent[i] = procfs_status(root, all[i], all[i], &st) == 0 ? st.ppid : 0;
+		for (size_t j = 0; j < nr && !in[i]; j++)
+			in[i] = all[i] == roots[j];
+	}
+	/* Until nothing changes: a pid may be smaller than its parent's
+	 * once pids wrap, so one ascending pass is not enough. */
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t i = 0; i < na; i++) {
+			if (in[i] || parent[i] <= 0)
+				continue;
+			for (size_t j = 0; j < na; j++)
+				if (in[j] && all[j] == parent[i]) {
+					in[i] = grew = true;
+					break;
+				}
+		}
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < na; i++)
+		if (in[i])
+			all[k++] = all[i];
+	free(parent);
+	free(in);
+	*pids = all;
+	*n = k;
+	return 0;
+}
+
 /* Parse a hex number; advance *p. */
 static int hex(const char **p, uint64_t *v)
 {

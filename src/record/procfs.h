@@ -38,6 +38,15 @@ int procfs_threads(const char *root, pid_t pid, pid_t **tids, size_t *n);
 /* Every process id in the proc root, ascending (caller frees *pids). */
 int procfs_processes(const char *root, pid_t **pids, size_t *n);
 
+/*
+ * Every process descending from one of roots[0..nr), the roots included
+ * while they exist, ascending (caller frees *pids): what a launched
+ * command or -p has become, children and grandchildren, at one moment.
+ * Found by the parent ids in /proc/PID/status; one that was reparented
+ * (its parent died first) is not found.
+ */
+int procfs_descendants(const char *root, const pid_t *roots, size_t nr, pid_t **pids, size_t *n);
+
 struct procfs_map {
 	uint64_t start, end, pgoff;
 	uint32_t maj, min;

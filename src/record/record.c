@@ -10,6 +10,10 @@
  *           write error;
  *  finish   stop the target's events, drain once more, write features;
  *  cleanup  close everything; a failed start leaves nothing behind.
+ * With --switch-output the loop cuts chunks: each cut finishes the file
+ * as finish does (build-ids, features, header) and names it
+ * OUTPUT.<timestamp>, then begins the next as start does (header, attrs,
+ * kernel map, the side band re-read from /proc), on the same writer.
  */
 #include "record.h"
 
@@ -34,6 +38,8 @@
 #include "record/hostinfo.h"
 #include "record/output.h"
 #include "record/perm.h"
+#include "record/rotate.h"
+#include "record/spawn.h"
 #include "record/synth.h"
 #include "record/target.h"
 
@@ -62,6 +68,15 @@ struct recording {
 	struct build_id kernel_id;  /* the running kernel's, size 0 if unknown */
 	struct buildids bids;
 	struct buf bid_feature;
+	/* Chunks (--switch-output). */
+	bool rotating;
+	bool chunk_open;        /* the writer has a file to finish */
+	struct loop_switch sw;
+	struct buf kernel_rec;  /* the kernel map record, made once */
+	struct buf next_synth;  /* the next chunk's side band */
+	struct rotate_kept kept;
+	struct spawn_set cmds;
+	uint64_t bytes_done;    /* of the chunks finished */
 };
 
 void record_notice(const struct record_hooks *h, int level, const char *fmt, ...)
@@ -110,17 +125,25 @@ static int prepare(struct recording *r, struct err *e)
 		err = r->tgt.ops->check(&r->tgt, &r->env, e);
 	if (err)
 		return err;
-	r->sigfd = r->env.sigfd = loop_signals_block(&r->old_mask, &r->mask_set);
+	r->sigfd = r->env.sigfd = loop_signals_block(&r->old_mask, &r->mask_set, r->rotating);
 	if (r->sigfd < 0)
 		return err_set(e, r->sigfd, "signalfd: %s", strerror(-r->sigfd));
 	r->out_fd = STDOUT_FILENO;
 	r->pipe = c->pipe;
 	if (c->pipe)
 		return 0;
-	err = output_create(&r->out, c->output, e);
+	/* Each chunk is renamed away from the name, which a device, FIFO or
+	 * socket would not survive (and a FIFO would block the open); nor
+	 * would a /proc/PID/fd link, written in place. */
+	struct stat sb;
+	bool special = r->rotating && stat(c->output, &sb) == 0 && !S_ISREG(sb.st_mode);
+	err = special ? 0 : output_create(&r->out, c->output, e);
 	r->out_fd = r->out.file.fd;
 	/* A FIFO or a pipe behind -o: the stream needs no seeking. */
 	r->pipe = !r->out.seekable;
+	if (!err && r->rotating && (special || r->out.file.direct))
+		return err_set(e, -EINVAL, "--switch-output needs a file name for -o, not %s (%s); give -o FILE", c->output,
+			       special && S_ISDIR(sb.st_mode) ? "a directory" : "a device, FIFO, socket or open file");
 	return err;
 }
 
@@ -199,6 +222,8 @@ static int start(struct recording *r, struct err *e)
 		return err == -E2BIG ? err_set(e, err, "too many events (%zu); at most %d", r->smp.nr_events, FEATURES_MAX_EVENTS)
 				     : write_failed(c, err, e);
 	err = synthesize_kernel(r);
+	if (!err && r->rotating)
+		err = buf_append(&r->kernel_rec, r->synth.data, r->synth.len);
 	if (!err && !c->pipe)
 		err = output_commit(&r->out, e);
 	if (err)
@@ -216,32 +241,13 @@ static int start(struct recording *r, struct err *e)
 	if (err)
 		return err;
 	r->started = true;
+	r->chunk_open = true;
 	if (!c->pipe)
 		output_started(&r->out);
 	char line[512];
 	r->tgt.ops->describe(&r->tgt, &r->env, &r->smp, line, sizeof(line));
 	record_notice(r->env.hooks, RECORD_NOTICE_VERBOSE, "%s", line);
 	return 0;
-}
-
-static void run_loop(struct recording *r, struct loop_config *lc)
-{
-	const struct record_config *c = r->env.cfg;
-	const struct record_hooks *h = r->env.hooks;
-	*lc = (struct loop_config){
-		.signal_fd = r->sigfd,
-		.ignore_tty_sigint = r->tgt.ops->tty_sigint_to_target,
-		.duration_ms = (uint64_t)(c->duration * 1000.0 + 0.5),
-		.time_offset = sample_time_offset(r->smp.sample_type),
-		.status = h ? h->status : NULL,
-		.status_ctx = h ? h->ctx : NULL,
-		.compress = r->comp_ok ? &r->comp : NULL,
-	};
-	lc->nr_target_fds = r->tgt.ops->watch(&r->tgt, &lc->target_fds);
-	int err = loop_run(&r->smp, &r->w, lc, &r->env.res->stats);
-	if (err)
-		/* epoll_wait failed: still finish what was written. */
-		record_notice(h, RECORD_NOTICE_WARN, "epoll_wait failed: %s; stopping", strerror(-err));
 }
 
 /*
@@ -314,12 +320,176 @@ static void cache_build_ids(struct recording *r)
 	store_close(&s);
 }
 
+/* The end of one file, the whole recording's or a chunk's: BUILD_ID from
+ * its data, the features, the final header; then the ~/.debug copies. */
+static int finish_file(struct recording *r, const struct ring_tally *t, struct err *e)
+{
+	struct record_result *res = r->env.res;
+	r->chunk_open = false;
+	r->fin.first_time = t->first_time;
+	r->fin.last_time = t->last_time;
+	collect_build_ids(r);
+	bool failed = false;
+	int err = features_finish(&r->w, &r->fin, &failed);
+	res->features_failed |= failed;
+	if (err)
+		return err_set(e, err, "cannot finish %s: %s", r->env.cfg->output, strerror(-err));
+	if (r->fin.build_ids && !r->env.cfg->no_buildid_cache)
+		cache_build_ids(r);
+	struct stat sb;
+	if (r->pipe)
+		r->bytes_done += r->w.end;
+	else if (fstat(r->out.file.fd, &sb) == 0)
+		r->bytes_done += (uint64_t)sb.st_size;
+	return 0;
+}
+
+/*
+ * A finished chunk gets its name OUTPUT.<timestamp> (the time it ended,
+ * as perf names it; never over another chunk: two cuts within a
+ * hundredth of a second take the next hundredth), the oldest beyond
+ * --switch-max-files goes, and the command starts.
+ */
+static int name_chunk(struct recording *r, const struct ring_tally *t, struct err *e)
+{
+	const struct record_config *c = r->env.cfg;
+	const struct rotate_spec *rs = &c->switch_output;
+	char name[4096];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int err = -EEXIST;
+	for (int tries = 0; tries < 100 && err == -EEXIST; tries++) {
+		err = rotate_chunk_name(name, sizeof(name), c->output, &now);
+		if (err)
+			return err_set(e, err, "cannot name a chunk of %s: the name is too long", c->output);
+		err = renameat2(AT_FDCWD, c->output, AT_FDCWD, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+		now.tv_nsec += 10000000;
+		if (now.tv_nsec >= 1000000000) {
+			now.tv_sec++;
+			now.tv_nsec -= 1000000000;
+		}
+	}
+	if (err)
+		return err_set(e, err, "cannot rename %s to %s: %s", c->output, name, strerror(-err));
+	char *evicted;
+	err = rotate_kept_add(&r->kept, name, &evicted);
+	if (err)
+		return err;
+	if (evicted && unlink(evicted) < 0 && errno != ENOENT)
+		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "cannot remove the old chunk %s: %s", evicted, strerror(errno));
+	free(evicted);
+	record_notice(r->env.hooks, RECORD_NOTICE_WARN, "chunk %s (%" PRIu64 " samples, %" PRIu64 " lost)", name,
+		      t->samples, loop_lost(t));
+	int serr = rs->command ? spawn_command(&r->cmds, rs->command, name, &r->old_mask) : 0;
+	if (serr)
+		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "cannot run --switch-output-command for %s: %s", name,
+			      strerror(-serr));
+	return 0;
+}
+
+/* The next chunk, begun as start() begins the first, with the side band
+ * of now (prepared before the last pass of the previous one). */
+static int begin_chunk(struct recording *r, struct err *e)
+{
+	const struct record_config *c = r->env.cfg;
+	output_close(&r->out);
+	int err = output_create(&r->out, c->output, e);
+	r->out_fd = r->out.file.fd;
+	if (err)
+		return err;
+	features_inputs_init(&r->fin, &r->host, c, r->pipe, &r->smp, r->comp_ok ? &r->comp : NULL);
+	buildids_free(&r->bids);
+	buildids_init(&r->bids);
+	buf_reset(&r->bid_feature);
+	/* zstd's window must not reach into the previous file. */
+	if (r->comp_ok)
+		compress_reset(&r->comp);
+	err = features_write_header(&r->w, r->out_fd, &r->fin);
+	if (err)
+		return write_failed(c, err, e);
+	err = output_commit(&r->out, e);
+	if (err)
+		return err;
+	struct iovec iov[2] = { { r->kernel_rec.data, r->kernel_rec.len }, { r->next_synth.data, r->next_synth.len } };
+	err = writer_append(&r->w, iov, 2);
+	if (!err)
+		err = writer_checkpoint(&r->w);
+	if (err)
+		return write_failed(c, err, e);
+	r->chunk_open = true;
+	return 0;
+}
+
+/* loop_switch.prepare: the live threads and maps, for the next chunk. */
+static int chunk_prepare(void *ctx)
+{
+	struct recording *r = ctx;
+	buf_reset(&r->next_synth);
+	return r->tgt.ops->resynthesize(&r->tgt, &r->env, &r->smp, &r->next_synth);
+}
+
+/* loop_switch.cut: the chunk's last pass is in (and its side band in
+ * next_synth): finish it, name it, begin the next. */
+static int chunk_cut(void *ctx)
+{
+	struct recording *r = ctx;
+	struct err e = { { 0 } };
+	const struct ring_tally *t = &r->env.res->stats.chunk;
+	int err = finish_file(r, t, &e);
+	if (!err)
+		err = name_chunk(r, t, &e);
+	if (!err)
+		err = begin_chunk(r, &e);
+	if (err && err_is_set(&e))
+		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "%s", e.msg);
+	return err;
+}
+
+/* loop_switch.tick */
+static void chunk_tick(void *ctx)
+{
+	struct recording *r = ctx;
+	spawn_reap(&r->cmds);
+}
+
+static void run_loop(struct recording *r, struct loop_config *lc)
+{
+	const struct record_config *c = r->env.cfg;
+	const struct record_hooks *h = r->env.hooks;
+	*lc = (struct loop_config){
+		.signal_fd = r->sigfd,
+		.ignore_tty_sigint = r->tgt.ops->tty_sigint_to_target,
+		.duration_ms = (uint64_t)(c->duration * 1000.0 + 0.5),
+		.time_offset = sample_time_offset(r->smp.sample_type),
+		.status = h ? h->status : NULL,
+		.status_ctx = h ? h->ctx : NULL,
+		.compress = r->comp_ok ? &r->comp : NULL,
+	};
+	lc->nr_target_fds = r->tgt.ops->watch(&r->tgt, &lc->target_fds);
+	const struct rotate_spec *rs = &c->switch_output;
+	if (r->rotating) {
+		r->sw = (struct loop_switch){
+			.on_signal = rs->mode == ROTATE_SIGNAL,
+			.ms = rs->mode == ROTATE_TIME ? rs->ms : 0,
+			.bytes = rs->mode == ROTATE_SIZE ? rs->bytes : 0,
+			.carry = &r->next_synth,
+			.prepare = chunk_prepare, .cut = chunk_cut, .tick = chunk_tick, .ctx = r,
+		};
+		lc->sw = &r->sw;
+	}
+	int err = loop_run(&r->smp, &r->w, lc, &r->env.res->stats);
+	if (err)
+		/* epoll_wait failed: still finish what was written. */
+		record_notice(h, RECORD_NOTICE_WARN, "epoll_wait failed: %s; stopping", strerror(-err));
+}
+
 static int finish(struct recording *r, const struct loop_config *lc, struct err *e)
 {
 	struct record_result *res = r->env.res;
 	struct loop_stats *st = &res->stats;
 	r->tgt.ops->stop(&r->tgt, &r->smp);
-	if (st->end_reason != LOOP_END_WRITE_ERROR) {
+	/* A failed cut left no file to finish (it said why). */
+	if (st->end_reason != LOOP_END_WRITE_ERROR && r->chunk_open) {
 		int derr = loop_drain(&r->smp, &r->w, lc, st);
 		if (derr) {
 			st->end_reason = LOOP_END_WRITE_ERROR;
@@ -328,19 +498,14 @@ static int finish(struct recording *r, const struct loop_config *lc, struct err 
 	}
 	if (st->end_reason == LOOP_END_TARGET_EXIT)
 		r->tgt.ops->reaped(&r->tgt, &r->env);
-	r->fin.first_time = st->tally.first_time;
-	r->fin.last_time = st->tally.last_time;
-	collect_build_ids(r);
-	int err = features_finish(&r->w, &r->fin, &res->features_failed);
+	int err = r->chunk_open ? finish_file(r, &st->chunk, e) : 0;
+	if (!err && r->rotating && !r->pipe && r->out.committed && !r->out.file.direct) {
+		err = name_chunk(r, &st->chunk, e);
+		st->chunks++;
+	}
 	if (err)
-		return err_set(e, err, "cannot finish %s: %s", r->env.cfg->output, strerror(-err));
-	if (r->fin.build_ids && !r->env.cfg->no_buildid_cache)
-		cache_build_ids(r);
-	struct stat sb;
-	if (r->pipe)
-		res->file_bytes = r->w.end;
-	else if (fstat(r->out.file.fd, &sb) == 0)
-		res->file_bytes = (uint64_t)sb.st_size;
+		return err;
+	res->file_bytes = r->bytes_done;
 	if (r->comp_ok)
 		res->compress_ratio = compress_ratio(&r->comp);
 	res->lost = loop_lost(&st->tally);
@@ -351,6 +516,16 @@ static void cleanup(struct recording *r)
 {
 	if (r->smp_open)
 		sampler_close(&r->smp);
+	/* The chunks' commands run on after the recording; psrec's exit
+	 * waits for them (their chunks are complete). */
+	spawn_wait_all(&r->cmds);
+	if (r->cmds.failed)
+		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "--switch-output-command failed for %zu of %zu chunks",
+			      r->cmds.failed, r->cmds.started);
+	spawn_free(&r->cmds);
+	rotate_kept_free(&r->kept);
+	buf_free(&r->kernel_rec);
+	buf_free(&r->next_synth);
 	if (!r->started)
 		output_abort(&r->out);
 	r->tgt.ops->end(&r->tgt, &r->env, r->started);
@@ -376,6 +551,9 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	r.env = (struct target_env){ .cfg = c, .cmd_path = cmd_path, .child_mask = &r.old_mask,
 				     .sigfd = -1, .t0 = &t0, .hooks = h, .res = res };
 	target_init(&r.tgt, cmd_path);
+	r.rotating = c->switch_output.mode != ROTATE_NONE;
+	rotate_kept_init(&r.kept, c->switch_output.max_files);
+	spawn_init(&r.cmds);
 	idcache_init(&r.ids);
 	buildids_init(&r.bids);
 	int err = hostinfo_read(&r.host);

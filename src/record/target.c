@@ -49,6 +49,35 @@ static void no_reaped(struct target *t, const struct target_env *env)
 	(void)t, (void)env;
 }
 
+/* COMM and MMAP2 of every thread of processes pids[0..n). */
+static int synth_pids(struct buf *b, const struct target_env *env, const struct sampler *s,
+		      const pid_t *pids, size_t n, struct synth_counts *cnt)
+{
+	size_t trailer = sample_id_trailer_size(s->sample_type);
+	/* DWARF unwinding needs the read-only file mappings too. */
+	bool data_maps = env->cfg->callgraph.mode == CALLGRAPH_DWARF;
+	int err = 0;
+	for (size_t i = 0; !err && i < n; i++)
+		err = synth_process(b, "/proc", pids[i], NULL, 0, data_maps, env->ids, trailer, cnt);
+	return err;
+}
+
+/* The processes descending from roots, as they are now. */
+static int synth_descendants(struct buf *b, const struct target_env *env, const struct sampler *s,
+			     const pid_t *roots, size_t nr)
+{
+	pid_t *pids;
+	size_t n;
+	struct synth_counts cnt = { 0 };
+	int err = procfs_descendants("/proc", roots, nr, &pids, &n);
+	if (!err)
+		err = synth_pids(b, env, s, pids, n, &cnt);
+	if (err != -ENOMEM && err != 0)
+		err = 0; /* /proc unreadable: the kernel's own records remain */
+	free(pids);
+	return err;
+}
+
 /* ---- a launched command ------------------------------------------------ */
 
 /* The child is forked stopped on a pipe; events open on it with
@@ -78,6 +107,13 @@ static int launch_synthesize(struct target *t, const struct target_env *env, con
 {
 	return synth_comm(b, t->child.pid, t->child.pid, base_name(env->cfg->cmd[0]),
 			  sample_id_trailer_size(s->sample_type));
+}
+
+/* The command and what it started; it may have exec'd several times. */
+static int launch_resynthesize(struct target *t, const struct target_env *env, const struct sampler *s,
+			       struct buf *b)
+{
+	return synth_descendants(b, env, s, &t->child.pid, 1);
 }
 
 static int launch_start(struct target *t, const struct target_env *env, struct err *e)
@@ -142,6 +178,7 @@ static const struct target_ops launch_ops = {
 	.check = no_check,
 	.open = launch_open,
 	.synthesize = launch_synthesize,
+	.resynthesize = launch_resynthesize,
 	.start = launch_start,
 	.describe = launch_describe,
 	.watch = launch_watch,
@@ -218,32 +255,56 @@ static int attach_open(struct target *t, const struct target_env *env, struct sa
  * made meanwhile is then seen by the kernel (MMAP2 in the ring) or by the
  * scan. The thread lists are fresh from the rescan; threads born since
  * are covered by the kernel's own FORK/COMM. */
-static int attach_synthesize(struct target *t, const struct target_env *env, const struct sampler *s,
-			     struct buf *b)
+static int attach_synthesize_now(struct target *t, const struct target_env *env, const struct sampler *s,
+				 struct buf *b, struct synth_counts *cnt)
 {
 	size_t trailer = sample_id_trailer_size(s->sample_type);
-	struct synth_counts cnt = { 0 };
 	/* DWARF unwinding needs the read-only file mappings too. */
 	bool data_maps = env->cfg->callgraph.mode == CALLGRAPH_DWARF;
 	int err = 0;
-	env->res->setup_ms = ms_since(env->t0);
 	if (t->att.system_wide) {
 		pid_t *pids;
 		size_t n;
 		err = procfs_processes("/proc", &pids, &n);
-		for (size_t i = 0; !err && i < n; i++)
-			err = synth_process(b, "/proc", pids[i], NULL, 0, data_maps, env->ids, trailer, &cnt);
-		if (!err)
+		if (!err) {
+			err = synth_pids(b, env, s, pids, n, cnt);
 			free(pids);
+		}
 	} else {
 		for (size_t i = 0; !err && i < t->att.nr_procs; i++) {
 			const struct attach_proc *p = &t->att.procs[i];
 			err = synth_process(b, "/proc", p->pid, p->tids, p->nr_tids, data_maps, env->ids,
-					    trailer, &cnt);
+					    trailer, cnt);
 		}
 	}
+	return err;
+}
+
+static int attach_synthesize(struct target *t, const struct target_env *env, const struct sampler *s,
+			     struct buf *b)
+{
+	struct synth_counts cnt = { 0 };
+	env->res->setup_ms = ms_since(env->t0);
+	int err = attach_synthesize_now(t, env, s, b, &cnt);
 	env->res->nr_processes = cnt.processes;
 	env->res->nr_maps = cnt.maps;
+	return err;
+}
+
+/* -p follows children (inherit), -t only its threads. */
+static int attach_resynthesize(struct target *t, const struct target_env *env, const struct sampler *s,
+			       struct buf *b)
+{
+	struct synth_counts cnt = { 0 };
+	if (t->att.system_wide || env->cfg->nr_pids == 0)
+		return attach_synthesize_now(t, env, s, b, &cnt);
+	pid_t *roots = calloc(t->att.nr_procs ? t->att.nr_procs : 1, sizeof(*roots));
+	if (!roots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->att.nr_procs; i++)
+		roots[i] = t->att.procs[i].pid;
+	int err = synth_descendants(b, env, s, roots, t->att.nr_procs);
+	free(roots);
 	return err;
 }
 
@@ -293,6 +354,7 @@ static const struct target_ops attach_ops = {
 	.check = attach_check,
 	.open = attach_open,
 	.synthesize = attach_synthesize,
+	.resynthesize = attach_resynthesize,
 	.start = attach_start,
 	.describe = attach_describe,
 	.watch = attach_watch,

@@ -6,6 +6,9 @@
  *   check      before anything is created (attach: do the targets exist?)
  *   open       open the events on the target's threads
  *   synthesize what existed before the recording (COMM, MMAP2 records)
+ *   resynthesize  what lives now, at the start of each further chunk
+ *              (--switch-output): everything with -a, a command or -p
+ *              with the children they started, -t its threads
  *   start      let it run (a command execs; attached ones already run)
  *   describe   the start line for -v
  *   watch      the pidfds whose exit ends the recording
@@ -55,6 +58,8 @@ struct target_ops {
 		    struct sampler_config *sc, struct err *e);
 	int (*synthesize)(struct target *t, const struct target_env *env, const struct sampler *s,
 			  struct buf *b);
+	int (*resynthesize)(struct target *t, const struct target_env *env, const struct sampler *s,
+			    struct buf *b);
 	int (*start)(struct target *t, const struct target_env *env, struct err *e);
 	/* The start line for -v. */
 	void (*describe)(struct target *t, const struct target_env *env, const struct sampler *s,

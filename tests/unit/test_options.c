@@ -253,6 +253,51 @@ static void test_options_output(void **state)
 	}
 }
 
+static void test_options_switch_output_spellings(void **state)
+{
+	(void)state;
+	struct po p;
+	/* No argument: signal, as perf record's default. */
+	char *bare[] = { S("psrec"), S("--switch-output"), S("ls"), NULL };
+	parse(&p, ARGC(bare), bare);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.cfg.switch_output.mode, ROTATE_SIGNAL);
+	assert_string_equal(p.o.cfg.cmd[0], "ls");  /* not taken as the argument */
+	options_free(&p.o);
+
+	char *all[] = { S("psrec"), S("--switch-output=10s"), S("--switch-max-files=3"),
+			S("--switch-output-command"), S("./ship.sh"), S("-a"), NULL };
+	parse(&p, ARGC(all), all);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.cfg.switch_output.mode, ROTATE_TIME);
+	assert_int_equal(p.o.cfg.switch_output.ms, 10000);
+	assert_int_equal(p.o.cfg.switch_output.max_files, 3);
+	assert_string_equal(p.o.cfg.switch_output.command, "./ship.sh");
+	options_free(&p.o);
+
+	char *size[] = { S("psrec"), S("--switch-output=100M"), S("ls"), NULL };
+	parse(&p, ARGC(size), size);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.cfg.switch_output.mode, ROTATE_SIZE);
+	assert_int_equal(p.o.cfg.switch_output.bytes, 100ULL << 20);
+	options_free(&p.o);
+
+	/* Without --switch-output the other two mean nothing. */
+	char *max[] = { S("psrec"), S("--switch-max-files=2"), S("ls"), NULL };
+	expect_usage_error(ARGC(max), max, "add --switch-output");
+	char *cmd[] = { S("psrec"), S("--switch-output-command=true"), S("ls"), NULL };
+	expect_usage_error(ARGC(cmd), cmd, "add --switch-output");
+	char *bad[] = { S("psrec"), S("--switch-output=10"), S("ls"), NULL };
+	expect_usage_error(ARGC(bad), bad, "--switch-output '10'");
+	char *none[] = { S("psrec"), S("--switch-output=1s"), S("--switch-output-command="), S("ls"), NULL };
+	expect_usage_error(ARGC(none), none, "empty command");
+	/* A stream cannot be cut into files. */
+	if (!isatty(STDOUT_FILENO)) {
+		char *dash[] = { S("psrec"), S("--switch-output=1s"), S("-o"), S("-"), S("ls"), NULL };
+		expect_usage_error(ARGC(dash), dash, "give -o FILE");
+	}
+}
+
 static void test_options_compression_levels(void **state)
 {
 	(void)state;
@@ -1059,7 +1104,8 @@ static void test_options_help_lists_every_option_with_its_default(void **state)
 		else if (letter)
 			snprintf(want, sizeof(want), " -%c ", letter);
 		else
-			snprintf(want, sizeof(want), " --%s%s", s->name, s->arg == OPTIONS_ARG_NONE ? " " : "=");
+			snprintf(want, sizeof(want), " --%s%s", s->name,
+				 s->arg == OPTIONS_ARG_NONE ? " " : s->arg == OPTIONS_ARG_REQUIRED ? "=" : "[=");
 		if (!strstr(flat, want))
 			fail_msg("--help does not list %s ('%s')", row_name(s, nm), want);
 		if (s->def) {
@@ -1235,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_options_mmap_pages_not_power_of_two_is_einval),
 		cmocka_unit_test(test_options_mmap_pages_malformed_is_einval),
 		cmocka_unit_test(test_options_output),
+		cmocka_unit_test(test_options_switch_output_spellings),
 		cmocka_unit_test(test_options_compression_levels),
 		cmocka_unit_test(test_options_clockid_names_and_numbers),
 		cmocka_unit_test(test_options_unknown_clock_is_einval),
