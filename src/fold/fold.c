@@ -208,7 +208,8 @@ static int sample_emit(struct fold_ctx *x, const struct sample *s, const char *c
 		if (err)
 			return err;
 		x->out[k++] = (struct fold_frame){ f->ip, f->map, f->map ? &x->sb->dsos.v[f->map->dso] : NULL, kernel,
-						   f->f.kind, f->f.name, f->raw, f->inl, f->ninl };
+						   (f->mode & FRAME_CALLER) != 0, f->f.kind, f->f.name, f->raw, f->inl,
+						   f->ninl };
 	}
 	if (k == 0)
 		return 0; /* only kernel frames, and --no-kernel */

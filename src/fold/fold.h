@@ -41,6 +41,7 @@ struct fold_frame {
 	const struct maps_entry *map; /* NULL: in no known map */
 	const struct dso *dso;      /* map's DSO; NULL with map */
 	bool kernel;
+	bool caller;                /* ip is a return address: the call is at ip - 1 (as the inlines were found) */
 	int kind;                   /* SYM_KIND_*; SYM_KIND_UNKNOWN for "[truncated]" */
 	const char *name;           /* the symbolizer's (demangled unless --no-demangle) */
 	const char *raw;            /* the symbol as the file has it (== name when not demangled) */

@@ -21,6 +21,9 @@
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 #define INLINED_SUFFIX " (inlined)"
 
+/* Lines a location gets at most: the calls inlined at one address, and the function. */
+#define MAX_INLINES 64
+
 #define MAP_CACHE (1 << 12)
 #define LOC_CACHE (1 << 16)
 
@@ -106,16 +109,33 @@ static int location_of(struct pprof_ctx *x, const struct fold_frame *f, uint64_t
 		return 0;
 	}
 	struct profile *p = x->r->profile;
-	uint64_t mapping, fn[64 + 1];
+	uint64_t mapping, fn[MAX_INLINES + 1];
+	int64_t line[MAX_INLINES + 1];
 	int err = mapping_of(x, f, &mapping);
+	size_t ninl = f->ninl < MAX_INLINES ? f->ninl : MAX_INLINES;
+	/* files and lines: the function's, then each inlined call's, as the
+	 * names are (outermost first); none unless they line up one to one */
+	struct sym_source src[MAX_INLINES + 1];
+	size_t nsrc = 0;
+	if (!err && f->map && !f->kernel) {
+		struct sym_dso d = { f->dso->name, &f->dso->id, f->dso->kernel };
+		err = symbolizer_sources(x->r->fold.symbolizer, &d, f->map->start, f->map->pgoff, f->ip - f->caller, src,
+					 MAX_INLINES + 1, &nsrc);
+		if (nsrc != ninl + 1)
+			nsrc = 0;
+	}
 	/* innermost first: the last call inlined, ..., the first, the function */
-	size_t n = 0, ninl = f->ninl < 64 ? f->ninl : 64;
-	for (size_t k = ninl; k-- > 0 && !err;)
-		err = profile_function(p, inline_name(x, f->inl[k]), NULL, NULL, &fn[n++]);
+	size_t n = 0;
+	for (size_t k = ninl; k-- > 0 && !err; n++) {
+		line[n] = nsrc ? src[k + 1].line : 0;
+		err = profile_function(p, inline_name(x, f->inl[k]), NULL, nsrc ? src[k + 1].file : NULL, &fn[n]);
+	}
+	if (!err) {
+		line[n] = nsrc ? src[0].line : 0;
+		err = profile_function(p, f->name, f->raw, nsrc ? src[0].file : NULL, &fn[n++]);
+	}
 	if (!err)
-		err = profile_function(p, f->name, f->raw, NULL, &fn[n++]);
-	if (!err)
-		err = profile_location(p, mapping, f->ip, fn, n, id);
+		err = profile_location(p, mapping, f->ip, fn, line, n, id);
 	if (err)
 		return err;
 	x->locs[h].map = f->map;

@@ -72,6 +72,7 @@ struct profile {
 	struct table strings;       /* char *: copies */
 	struct table mappings, functions, locations, labels, samples;
 	struct pool lines;          /* function ids of the locations */
+	struct pool linenos;        /* beside each: its source line */
 	struct pool locs;           /* location ids of the samples */
 	struct pool labs;           /* label ids of the samples */
 	int64_t type[PROFILE_MAX_VALUES], unit[PROFILE_MAX_VALUES];
@@ -283,6 +284,7 @@ void profile_free(struct profile *p)
 	table_free(&p->labels);
 	table_free(&p->samples);
 	free(p->lines.v);
+	free(p->linenos.v);
 	free(p->locs.v);
 	free(p->labs.v);
 	free(p);
@@ -377,7 +379,7 @@ int profile_function(struct profile *p, const char *name, const char *system_nam
 struct location_key {
 	const struct profile *p;
 	uint64_t mapping, address;
-	const uint64_t *functions;
+	const uint64_t *functions, *linenos;
 	size_t n;
 };
 
@@ -386,18 +388,29 @@ static bool location_eq(const void *entry, const void *key)
 	const struct location_e *a = entry;
 	const struct location_key *k = key;
 	return a->mapping == k->mapping && a->address == k->address && a->n == k->n &&
-	       (k->n == 0 || memcmp(k->p->lines.v + a->off, k->functions, k->n * sizeof(uint64_t)) == 0);
+	       (k->n == 0 || (memcmp(k->p->lines.v + a->off, k->functions, k->n * sizeof(uint64_t)) == 0 &&
+			      memcmp(k->p->linenos.v + a->off, k->linenos, k->n * sizeof(uint64_t)) == 0));
 }
 
+/* Lines per location: an address holds a function and the calls inlined there. */
+#define LOCATION_MAX_LINES 256
+
 int profile_location(struct profile *p, uint64_t mapping_id, uint64_t address, const uint64_t *functions,
-		     size_t nlines, uint64_t *id)
+		     const int64_t *linenos, size_t nlines, uint64_t *id)
 {
-	struct location_key k = { p, mapping_id, address, functions, nlines };
-	uint64_t h = mix_words(mix(mix(3, mapping_id), address), functions, nlines);
+	uint64_t ln[LOCATION_MAX_LINES];
+	if (nlines > LOCATION_MAX_LINES)
+		return -EINVAL;
+	for (size_t i = 0; i < nlines; i++)
+		ln[i] = linenos ? (uint64_t)linenos[i] : 0;
+	struct location_key k = { p, mapping_id, address, functions, ln, nlines };
+	uint64_t h = mix_words(mix_words(mix(mix(3, mapping_id), address), functions, nlines), ln, nlines);
 	size_t i = table_find(&p->locations, h, location_eq, &k);
 	if (i == SIZE_MAX) {
 		struct location_e e = { mapping_id, address, 0, nlines };
-		if (pool_add(&p->lines, functions, nlines, &e.off))
+		size_t off2;
+		/* the two pools grow together: one offset for both */
+		if (pool_add(&p->lines, functions, nlines, &e.off) || pool_add(&p->linenos, ln, nlines, &off2))
 			return -ENOMEM;
 		i = table_add(&p->locations, h, &e);
 		if (i == SIZE_MAX)
@@ -586,6 +599,7 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 	for (size_t i = 0; i < p->lines.n; i++) {
 		perftools__profiles__line__init(&m->lines[i]);
 		m->lines[i].function_id = p->lines.v[i];
+		m->lines[i].line = (int64_t)p->linenos.v[i];
 		m->line_ptr[i] = &m->lines[i];
 	}
 	for (size_t i = 0; i < p->locations.n; i++) {

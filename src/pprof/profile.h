@@ -67,10 +67,11 @@ int profile_function(struct profile *p, const char *name, const char *system_nam
 		     uint64_t *id);
 
 /* A location: an address in a mapping (mapping_id 0: none), with nlines
- * functions innermost first (the inlined callee first, the function it
- * was inlined into last, as pprof orders Location.line). 0 or -ENOMEM. */
+ * lines innermost first (the inlined callee first, the function it was
+ * inlined into last, as pprof orders Location.line): each a function and
+ * its source line (linenos NULL: 0 for all). 0 or -ENOMEM. */
 int profile_location(struct profile *p, uint64_t mapping_id, uint64_t address, const uint64_t *functions,
-		     size_t nlines, uint64_t *id);
+		     const int64_t *linenos, size_t nlines, uint64_t *id);
 
 /* A sample's label: a string (str non-NULL) or a number (num, num_unit
  * NULL for none). */

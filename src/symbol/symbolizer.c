@@ -900,26 +900,31 @@ static const char *inline_name(struct symbolizer *s, Dwarf_Die *die, bool *nomem
 	return p;
 }
 
-int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff,
-		       uint64_t addr, const char *const **names, size_t *n)
+/* The scopes at addr (in d mapped as for symbolizer_frame), innermost
+ * first, from the innermost inlined call to the function holding it
+ * (*inlined is that function's index; the scopes below it are the calls).
+ * *nscopes <= 0 and *scopes NULL without DWARF there; the caller frees
+ * *scopes. *cu and *vaddr as found. 0 or -ENOMEM. */
+static int addr_scopes(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff, uint64_t addr,
+		       Dwarf_Die *cu, uint64_t *vaddr, Dwarf_Die **scopes_out, int *nscopes_out, int *inlined_out)
 {
-	*names = NULL;
-	*n = 0;
+	*scopes_out = NULL;
+	*nscopes_out = 0;
+	*inlined_out = 0;
 	if (!d || !d->name || d->kernel)
 		return 0;
 	struct sdso *x;
 	int err = dso_ready(s, d, &x);
 	if (err)
 		return err;
-	uint64_t vaddr;
 	Dwarf *dw = NULL;
-	Dwarf_Die cu, *scopes = NULL;
-	if (x->type != DSO_FILE || !x->segs.n || !elfsyms_vaddr(&x->segs, addr - start + pgoff, &vaddr))
+	Dwarf_Die *scopes = NULL;
+	if (x->type != DSO_FILE || !x->segs.n || !elfsyms_vaddr(&x->segs, addr - start + pgoff, vaddr))
 		return 0;
 	err = dso_dwarf(x, &dw);
-	if (err || !dw || !cu_find(x, vaddr, &cu))
+	if (err || !dw || !cu_find(x, *vaddr, cu))
 		return err;
-	int nscopes = dwarf_getscopes(&cu, vaddr, &scopes);
+	int nscopes = dwarf_getscopes(cu, *vaddr, &scopes);
 	/* dwarf_getscopes goes from an inlined call to the scopes of its
 	 * abstract definition; the concrete nesting (the callers the code
 	 * was inlined into) is dwarf_getscopes_die's from the innermost call */
@@ -936,7 +941,23 @@ int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t s
 	int inlined = 0;
 	while (inlined < nscopes && dwarf_tag(&scopes[inlined]) != DW_TAG_subprogram)
 		inlined++;
-	err = 0;
+	*scopes_out = scopes;
+	*nscopes_out = nscopes;
+	*inlined_out = inlined;
+	return 0;
+}
+
+int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff,
+		       uint64_t addr, const char *const **names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	Dwarf_Die cu, *scopes;
+	uint64_t vaddr;
+	int nscopes, inlined;
+	int err = addr_scopes(s, d, start, pgoff, addr, &cu, &vaddr, &scopes, &nscopes, &inlined);
+	if (err)
+		return err;
 	struct inl_block *b = NULL;
 	if (inlined > 0 && inlined < nscopes && (b = malloc(sizeof(*b) + (size_t)inlined * sizeof(char *)))) {
 		size_t k = 0;
@@ -963,6 +984,71 @@ int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t s
 	}
 	free(scopes);
 	return err;
+}
+
+/* Whether inline_name names the DIE (the calls symbolizer_inlines lists;
+ * but for a name too long for it, or one cplus_demangle refuses). */
+static bool has_name(const struct symbolizer *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	return dwarf_diename(die) || (link && s->demangle && is_mangled(link));
+}
+
+/* The file declaring die, under its unit's compile directory when the
+ * DWARF names it relative to that (gcc's DWARF 5 file table does). */
+static const char *decl_file(struct symbolizer *s, Dwarf_Die *die, bool *nomem)
+{
+	const char *f = dwarf_decl_file(die);
+	if (!f)
+		return NULL;
+	char buf[PATH_MAX];
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	const char *dir = f[0] != '/' && dwarf_diecu(die, &cu, NULL, NULL) ?
+			  dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a)) : NULL;
+	int len = dir && dir[0] == '/' ? snprintf(buf, sizeof(buf), "%s/%s", dir, f) : -1;
+	if (len > 0 && (size_t)len < sizeof(buf))
+		f = buf;
+	const char *p = strpool_intern(&s->pool, f, strlen(f));
+	*nomem = !p;
+	return p;
+}
+
+int symbolizer_sources(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff, uint64_t addr,
+		       struct sym_source *out, size_t max, size_t *n)
+{
+	*n = 0;
+	Dwarf_Die cu, *scopes;
+	uint64_t vaddr;
+	int nscopes, inlined;
+	int err = addr_scopes(s, d, start, pgoff, addr, &cu, &vaddr, &scopes, &nscopes, &inlined);
+	if (err || inlined >= nscopes || max == 0) {
+		free(scopes);
+		return err;
+	}
+	bool nomem = false;
+	Dwarf_Word w;
+	Dwarf_Attribute a;
+	/* the function, then its calls outermost first; each level runs the
+	 * line the next inner call was made from, the innermost the line
+	 * table's line for vaddr */
+	size_t k = 0;
+	out[k++] = (struct sym_source){ decl_file(s, &scopes[inlined], &nomem), 0 };
+	for (int i = inlined; i-- > 0 && k < max && !nomem;) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine || !has_name(s, &scopes[i]))
+			continue;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &w) == 0)
+			out[k - 1].line = (int64_t)w;
+		out[k++] = (struct sym_source){ decl_file(s, &scopes[i], &nomem), 0 };
+	}
+	Dwarf_Line *line = dwarf_getsrc_die(&cu, vaddr);
+	int lineno;
+	if (line && dwarf_lineno(line, &lineno) == 0 && lineno > 0)
+		out[k - 1].line = lineno;
+	free(scopes);
+	*n = nomem ? 0 : k;
+	return nomem ? -ENOMEM : 0;
 }
 
 int symbolizer_files(struct symbolizer *s, const struct sym_dso *d, struct sym_files *f)

@@ -81,6 +81,22 @@ int symbolizer_inlines(struct symbolizer *s, const struct sym_dso *d, uint64_t s
 		       uint64_t addr, const char *const **names, size_t *n);
 
 /*
+ * Where addr (as for symbolizer_inlines) is in the source, from the same
+ * DWARF: for the function holding it, then each call symbolizer_inlines
+ * names there (outermost first, the same calls), the file declaring it
+ * (interned; NULL when the DWARF does not say) and the line it is running
+ * (for each but the innermost, the line of the next call inlined into it;
+ * for the innermost, the line table's line of addr; 0 when unknown). At
+ * most max levels; *n is 0 without DWARF at addr. 0 or -ENOMEM.
+ */
+struct sym_source {
+	const char *file;
+	int64_t line;
+};
+int symbolizer_sources(struct symbolizer *s, const struct sym_dso *d, uint64_t start, uint64_t pgoff, uint64_t addr,
+		       struct sym_source *out, size_t max, size_t *n);
+
+/*
  * The ELF files behind DSO d, for the unwinder (symbol/unwind.h), found
  * as for its symbols and owned by s: the mapped file (its .eh_frame) and
  * its separate debug file (.debug_frame, DWARF), each NULL when not found,

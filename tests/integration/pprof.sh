@@ -85,6 +85,9 @@ bid=$(readelf -n "$SPIN" | awk '/Build ID/ { print $3 }')
 awk -v f="$SPIN" -v b="$bid" '/^Mappings/ { m = 1; next } m && $3 == f && $4 == b { ok = 1 } END { exit !ok }' "$TMP/raw.txt" ||
 	fail "spin's mapping lacks build-id $bid: $(sed -n '/^Mappings/,$p' "$TMP/raw.txt")"
 grep -q ' \[kernel.kallsyms\] ' "$TMP/raw.txt" || echo "note: no kernel frames in this recording"
+# spin is built with -g: hot_a's source file (absolute) and line
+awk '$3 ~ /^M=/ && $4 == "hot_a" && $5 ~ /^\/.*\/tests\/workloads\/spin\.c:[1-9][0-9]*$/ { ok = 1 } END { exit !ok }' "$TMP/raw.txt" ||
+	fail "hot_a's locations lack spin.c and a line: $(grep -m3 ' hot_a ' "$TMP/raw.txt")"
 grep -q '^File: spin$' "$TMP/top.txt" || fail "the first mapping is not spin's: $(head -2 "$TMP/top.txt")"
 echo "ok: sample types, period $period, wall time, labels, spin's build-id $bid"
 
@@ -133,6 +136,16 @@ gopprof -traces "$TMP/d.pb.gz" >"$TMP/dt.txt" || fail "go tool pprof -traces of 
 awk '/^-+\+-+$/ { if (a == 3) ok = 1; a = 0; next }
      /^ +[0-9]+ +leaf$/ { a = 1; next } a == 1 && $1 == "middle" { a = 2; next } a == 2 && $1 == "main" { a = 3 }
      END { if (a == 3) ok = 1; exit !ok }' "$TMP/dt.txt" || fail "dwarf: no leaf <- middle <- main trace: $(head -20 "$TMP/dt.txt")"
+# a call fold shows inlined is the first of several lines of a location
+# (-raw prints the further lines indented under it)
+"$PSREC" fold -i "$TMP/d.data" >"$TMP/d.folded" || fail "psrec fold of the dwarf file failed"
+inl=$(grep -o '[^;]* (inlined)' "$TMP/d.folded" | sed 's/ (inlined)$//' | grep -v ' ' | sort -u | head -n 1)
+if [ -n "$inl" ]; then
+	gopprof -raw "$TMP/d.pb.gz" >"$TMP/draw.txt" || fail "go tool pprof -raw of the dwarf file failed"
+	awk -v n="$inl" '$3 ~ /^M=/ { cur = $4; next } /^             [^ ]/ && cur == n { ok = 1 } { cur = "" }
+		END { exit !ok }' "$TMP/draw.txt" || fail "the inlined $inl is no location's first line of several"
+	echo "ok: $inl, inlined in the dwarf recording, is a location's innermost line"
+fi
 echo "ok: perf record's file, a -z file and a dwarf file decode (hot_a, hot_a, leaf <- middle <- main)"
 
 # ---- outputs and errors --------------------------------------------------------
