@@ -13,6 +13,8 @@
 
 struct sideband_comm {
 	int32_t tid;
+	int32_t parent;             /* the thread it was forked from, -1: none seen */
+	uint64_t fork_time;
 	size_t n, cap;
 	struct { uint64_t time; const char *name; } *v;
 	bool sorted;
@@ -144,6 +146,46 @@ static int comm_grow(struct sideband *sb)
 	return 0;
 }
 
+/* tid's entry, added when new; NULL when memory runs out. */
+static struct sideband_comm *comm_get(struct sideband *sb, int32_t tid)
+{
+	struct sideband_comm *c = comm_lookup(sb, tid);
+	if (c)
+		return c;
+	if ((sb->nr_comms + 1) * 2 > sb->comm_tab_cap && comm_grow(sb))
+		return NULL;
+	if (sb->nr_comms == sb->cap_comms) {
+		size_t cap = sb->cap_comms ? sb->cap_comms * 2 : 64;
+		struct sideband_comm *v = realloc(sb->comms, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		sb->comms = v;
+		sb->cap_comms = cap;
+	}
+	c = &sb->comms[sb->nr_comms];
+	*c = (struct sideband_comm){ .tid = tid, .parent = -1, .sorted = true };
+	size_t j = ((uint32_t)tid * 2654435761u) & (sb->comm_tab_cap - 1);
+	while (sb->comm_tab[j])
+		j = (j + 1) & (sb->comm_tab_cap - 1);
+	sb->comm_tab[j] = (uint32_t)++sb->nr_comms;
+	return c;
+}
+
+/* FORK: pid, ppid, tid, ptid, time. A thread or process has its parent's
+ * name until its own first COMM (an exec, a prctl), as perf shows it. */
+static int load_fork(struct sideband *sb, const uint8_t *p)
+{
+	int32_t tid = (int32_t)get_u32(p + 8), ptid = (int32_t)get_u32(p + 12);
+	if (tid == ptid)
+		return 0;
+	struct sideband_comm *c = comm_get(sb, tid);
+	if (!c)
+		return -ENOMEM;
+	c->parent = ptid;
+	c->fork_time = get_u64(p + 16);
+	return 0;
+}
+
 static int load_comm(struct sideband *sb, const struct reader *r, const struct reader_record *rec)
 {
 	const uint8_t *p = rec->data + sizeof(struct pd_event_header);
@@ -162,25 +204,9 @@ static int load_comm(struct sideband *sb, const struct reader *r, const struct r
 	const char *in = strpool_intern(&sb->names, name, n);
 	if (!in)
 		return -ENOMEM;
-	struct sideband_comm *c = comm_lookup(sb, tid);
-	if (!c) {
-		if ((sb->nr_comms + 1) * 2 > sb->comm_tab_cap && comm_grow(sb))
-			return -ENOMEM;
-		if (sb->nr_comms == sb->cap_comms) {
-			size_t cap = sb->cap_comms ? sb->cap_comms * 2 : 64;
-			struct sideband_comm *v = realloc(sb->comms, cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			sb->comms = v;
-			sb->cap_comms = cap;
-		}
-		c = &sb->comms[sb->nr_comms];
-		*c = (struct sideband_comm){ .tid = tid, .sorted = true };
-		size_t j = ((uint32_t)tid * 2654435761u) & (sb->comm_tab_cap - 1);
-		while (sb->comm_tab[j])
-			j = (j + 1) & (sb->comm_tab_cap - 1);
-		sb->comm_tab[j] = (uint32_t)++sb->nr_comms;
-	}
+	struct sideband_comm *c = comm_get(sb, tid);
+	if (!c)
+		return -ENOMEM;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 2;
 		void *v = realloc(c->v, cap * sizeof(*c->v));
@@ -215,8 +241,11 @@ int sideband_load(struct sideband *sb, struct reader *r, struct err *e)
 			err = load_mmap(sb, r, &rec);
 		else if (rec.type == PD_RECORD_COMM)
 			err = load_comm(sb, r, &rec);
-		else if (rec.type == PD_RECORD_FORK && len >= 24)
+		else if (rec.type == PD_RECORD_FORK && len >= 24) {
 			err = maps_fork(&sb->maps, (int32_t)get_u32(p), (int32_t)get_u32(p + 4), get_u64(p + 16));
+			if (!err)
+				err = load_fork(sb, p);
+		}
 		else
 			continue;
 		sb->records++;
@@ -245,11 +274,21 @@ const struct maps_entry *sideband_map(const struct sideband *sb, int32_t pid, ui
 
 const char *sideband_comm(const struct sideband *sb, int32_t tid, uint64_t time)
 {
-	const struct sideband_comm *c = comm_lookup(sb, tid);
-	if (!c || !c->n)
-		return NULL;
-	const char *best = c->v[0].name;
-	for (size_t i = 0; i < c->n && c->v[i].time <= time; i++)
-		best = c->v[i].name;
-	return best;
+	/* up a chain of forks (bounded: pid reuse in bad input can loop) */
+	for (int depth = 0; depth < 64; depth++) {
+		const struct sideband_comm *c = comm_lookup(sb, tid);
+		if (!c)
+			return NULL;
+		if (c->n && (c->v[0].time <= time || c->parent < 0)) {
+			const char *best = c->v[0].name;
+			for (size_t i = 0; i < c->n && c->v[i].time <= time; i++)
+				best = c->v[i].name;
+			return best;
+		}
+		if (c->parent < 0)
+			return NULL;
+		tid = c->parent;
+		time = c->fork_time;
+	}
+	return NULL;
 }

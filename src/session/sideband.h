@@ -51,8 +51,9 @@ int sideband_load(struct sideband *sb, struct reader *r, struct err *e);
 const struct maps_entry *sideband_map(const struct sideband *sb, int32_t pid, uint64_t addr, uint64_t time,
 				      int cpumode);
 
-/* The name thread tid had at time (the last COMM at or before it, else
- * its first), NULL if it never had one. Stable until sideband_free. */
+/* The name thread tid had at time: the last COMM at or before it; before
+ * its first, its parent's at the FORK that made it (perf's rule), else its
+ * first; NULL if it never had one. Stable until sideband_free. */
 const char *sideband_comm(const struct sideband *sb, int32_t tid, uint64_t time);
 
 /* The time of a non-sample record, from its sample_id trailer (0 without). */

@@ -28,11 +28,12 @@ struct arch {
 	uint8_t nregs;              /* DWARF 0..nregs-1 are tracked */
 	uint8_t sp;                 /* DWARF number of the stack pointer */
 	int8_t pc;                  /* DWARF number of the pc, NONE: it has none */
+	uint8_t fp;                 /* the frame pointer: rbp, x29 */
 	int8_t perf_to_dwarf[64];   /* perf_regs index -> DWARF number, PC, NONE */
 };
 
 static const struct arch arch_x86_64 = {
-	EM_X86_64, 17, 7, 16,
+	EM_X86_64, 17, 7, 16, 6,
 	/* perf: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15;
 	 * DWARF: 0 rax 1 rdx 2 rcx 3 rbx 4 rsi 5 rdi 6 rbp 7 rsp 8-15 r8-r15
 	 * 16 the return address column */
@@ -44,7 +45,7 @@ static const struct arch arch_x86_64 = {
 };
 
 static const struct arch arch_aarch64 = {
-	EM_AARCH64, 32, 31, NONE,
+	EM_AARCH64, 32, 31, NONE, 29,
 	/* perf: x0..x30, sp, pc; DWARF: x0..x30, 31 sp */
 	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 	  16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -360,10 +361,32 @@ enum { STEP_OK, STEP_END, STEP_OUTERMOST, STEP_EXPR };
 
 /* One frame outward: regs become the caller's, in place (a copy of the
  * register file per frame was 40% of the time). */
+/* Code without CFI (hand-written assembly, libasan's crt bits): the
+ * frame record a frame pointer heads, {saved fp, return address}, as
+ * libdwfl (and so perf) falls back to. Only the fp, sp and pc are known
+ * in the caller. */
+static int step_fp(struct cur *c, struct regs *g)
+{
+	uint8_t fp = c->arch->fp, sp = c->arch->sp;
+	uint64_t f = g->r[fp], saved, ra;
+	if (!(g->valid >> fp & 1) || f < g->r[sp] || !stack_read(c, f, &saved) || !stack_read(c, f + 8, &ra) ||
+	    ra == 0)
+		return STEP_END;
+	g->r[sp] = f + 16;
+	g->r[fp] = saved;
+	g->valid = 1ULL << sp | 1ULL << fp;
+	g->pc = ra;
+	if (c->arch->pc != NONE) {
+		g->r[c->arch->pc] = ra;
+		g->valid |= 1ULL << c->arch->pc;
+	}
+	return STEP_OK;
+}
+
 static int step(struct cur *c, const struct rule *r, struct regs *g)
 {
 	if (r->kind == RULE_NONE)
-		return STEP_END;
+		return step_fp(c, g);
 	if (r->kind == RULE_EXPR)
 		return STEP_EXPR;
 	if (!(g->valid >> r->cfa_reg & 1))
@@ -733,6 +756,11 @@ int unwind_sample(struct unwind *u, int32_t pid, uint64_t time, const struct sam
 		st = step(c, r, &g);
 		if (st != STEP_OK)
 			break;
+		/* a frame-pointer guess must at least return into mapped code */
+		if (r->kind == RULE_NONE && !sideband_map(u->sb, pid, g.pc - 1, time, PD_MISC_USER)) {
+			st = STEP_END;
+			break;
+		}
 		ips[c->n++] = g.pc;
 		/* a return address: the call is the byte before it */
 		err = locate(u, g.pc - 1, time, &d, &vaddr);

@@ -32,6 +32,23 @@ static void put_comm(struct buf *b, uint32_t pid, uint32_t tid, const char *name
 	assert_int_equal(buf_append(b, r, sizeof(r)), 0);
 }
 
+/* A FORK record: pid, ppid, tid, ptid, time, then the trailer. */
+static void put_fork(struct buf *b, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time)
+{
+	uint8_t r[8 + 24 + 16] = { 0 };
+	struct pd_event_header h = { PD_RECORD_FORK, 0, sizeof(r) };
+	memcpy(r, &h, sizeof(h));
+	th_put_u32(r, 8, pid);
+	th_put_u32(r, 12, ppid);
+	th_put_u32(r, 16, tid);
+	th_put_u32(r, 20, ptid);
+	th_put_u64(r, 24, time);
+	th_put_u32(r, 32, pid);
+	th_put_u32(r, 36, tid);
+	th_put_u64(r, 40, time);
+	assert_int_equal(buf_append(b, r, sizeof(r)), 0);
+}
+
 /* The records as a perf.data file, loaded into sb. */
 static void load(const struct buf *recs, struct sideband *sb)
 {
@@ -75,6 +92,32 @@ static void test_sideband_comm_over_time_and_shared(void **state)
 	buf_free(&b);
 }
 
+/* A thread or a child has its parent's name from the FORK until its own
+ * first COMM, through a chain of forks; a fork cycle (pid reuse in bad
+ * input) ends. */
+static void test_sideband_comm_inherited_at_fork(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	put_comm(&b, 10, 10, "sh", 100);
+	put_comm(&b, 10, 10, "bash", 150);
+	put_fork(&b, 20, 10, 20, 10, 200);      /* a child of sh... */
+	put_comm(&b, 20, 20, "make", 400);      /* ...that execs make */
+	put_fork(&b, 20, 20, 21, 20, 500);      /* a thread of make, never named */
+	put_fork(&b, 30, 20, 30, 20, 300);      /* a child of the child before the exec */
+	put_fork(&b, 40, 41, 40, 41, 10);       /* 40 and 41 fork each other */
+	put_fork(&b, 41, 40, 41, 40, 20);
+	struct sideband sb;
+	load(&b, &sb);
+	assert_string_equal(sideband_comm(&sb, 20, 250), "bash");
+	assert_string_equal(sideband_comm(&sb, 20, 400), "make");
+	assert_string_equal(sideband_comm(&sb, 21, 600), "make");
+	assert_string_equal(sideband_comm(&sb, 30, 350), "bash");
+	assert_null(sideband_comm(&sb, 40, 30));
+	sideband_free(&sb);
+	buf_free(&b);
+}
+
 /* A name per thread, 50k of them, each renamed once to one of ten shared
  * names: every lookup right, and a shared name one string however many
  * threads have it. A scan per COMM made this quadratic. */
@@ -112,6 +155,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sideband_comm_over_time_and_shared),
+		cmocka_unit_test(test_sideband_comm_inherited_at_fork),
 		cmocka_unit_test(test_sideband_many_distinct_comms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
