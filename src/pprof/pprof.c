@@ -46,6 +46,14 @@ struct pprof_ctx {
 		bool kernel, used;
 	} locs[LOC_CACHE];
 	uint64_t loc_ids[1024 + 1];
+	/* the labels of the last sample's thread: one thread's samples come
+	 * in runs */
+	struct {
+		int32_t pid, tid;
+		const char *comm;       /* interned by the side band: compared by pointer */
+		uint64_t ids[4];
+		bool valid;
+	} labels;
 	char buf[1024];
 };
 
@@ -199,13 +207,25 @@ static int on_sample(void *arg, const struct fold_sample *s)
 	}
 	x->period_sum += s->period;
 	int64_t values[2] = { 1, (int64_t)s->period };
-	struct profile_label labels[] = {
-		{ "pid", NULL, s->pid, NULL },
-		{ "tid", NULL, s->tid, NULL },
-		{ "comm", s->comm, 0, NULL },
-		{ "event", x->r->fold.event, 0, NULL },
-	};
-	return profile_sample(x->r->profile, x->loc_ids, n, values, labels, 4);
+	if (!x->labels.valid || x->labels.pid != s->pid || x->labels.tid != s->tid || x->labels.comm != s->comm) {
+		struct profile_label labels[] = {
+			{ "pid", NULL, s->pid, NULL },
+			{ "tid", NULL, s->tid, NULL },
+			{ "comm", s->comm, 0, NULL },
+			{ "event", x->r->fold.event, 0, NULL },
+		};
+		x->labels.valid = false;
+		for (size_t i = 0; i < 4; i++) {
+			int err = profile_label(x->r->profile, &labels[i], &x->labels.ids[i]);
+			if (err)
+				return err;
+		}
+		x->labels.pid = s->pid;
+		x->labels.tid = s->tid;
+		x->labels.comm = s->comm;
+		x->labels.valid = true;
+	}
+	return profile_sample_labeled(x->r->profile, x->loc_ids, n, values, x->labels.ids, 4);
 }
 
 /* What the period counts: cpu-clock and task-clock count nanoseconds. */

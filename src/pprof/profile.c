@@ -444,31 +444,46 @@ static bool sample_eq(const void *entry, const void *key)
 	       memcmp(k->p->labs.v + a->lab_off, k->labs, k->nlab * sizeof(uint64_t)) == 0;
 }
 
-/* Labels per sample: psrec gives four; a few more are allowed. */
-#define SAMPLE_MAX_LABELS 16
+int profile_label(struct profile *p, const struct profile_label *l, uint64_t *id)
+{
+	struct label_e e = { 0, 0, l->str ? 0 : l->num, 0 };
+	int err = profile_string(p, l->key, &e.key);
+	if (!err && l->str)
+		err = profile_string(p, l->str, &e.str);
+	if (!err && !l->str && l->num_unit)
+		err = profile_string(p, l->num_unit, &e.num_unit);
+	if (err)
+		return err;
+	uint64_t w[] = { (uint64_t)e.key, (uint64_t)e.str, (uint64_t)e.num, (uint64_t)e.num_unit };
+	size_t k = table_intern(&p->labels, mix_words(4, w, 4), &e, label_eq);
+	if (k == SIZE_MAX)
+		return -ENOMEM;
+	*id = k + 1;
+	return 0;
+}
 
 int profile_sample(struct profile *p, const uint64_t *locations, size_t nlocations, const int64_t *values,
 		   const struct profile_label *labels, size_t nlabels)
 {
-	uint64_t lab[SAMPLE_MAX_LABELS];
-	if (nlabels > SAMPLE_MAX_LABELS)
+	uint64_t lab[PROFILE_MAX_LABELS];
+	if (nlabels > PROFILE_MAX_LABELS)
 		return -EINVAL;
 	for (size_t i = 0; i < nlabels; i++) {
-		const struct profile_label *l = &labels[i];
-		struct label_e e = { 0, 0, l->str ? 0 : l->num, 0 };
-		int err = profile_string(p, l->key, &e.key);
-		if (!err && l->str)
-			err = profile_string(p, l->str, &e.str);
-		if (!err && !l->str && l->num_unit)
-			err = profile_string(p, l->num_unit, &e.num_unit);
+		int err = profile_label(p, &labels[i], &lab[i]);
 		if (err)
 			return err;
-		uint64_t w[] = { (uint64_t)e.key, (uint64_t)e.str, (uint64_t)e.num, (uint64_t)e.num_unit };
-		size_t k = table_intern(&p->labels, mix_words(4, w, 4), &e, label_eq);
-		if (k == SIZE_MAX)
-			return -ENOMEM;
-		lab[i] = k;
 	}
+	return profile_sample_labeled(p, locations, nlocations, values, lab, nlabels);
+}
+
+int profile_sample_labeled(struct profile *p, const uint64_t *locations, size_t nlocations, const int64_t *values,
+			   const uint64_t *lab, size_t nlabels)
+{
+	if (nlabels > PROFILE_MAX_LABELS)
+		return -EINVAL;
+	for (size_t i = 0; i < nlabels; i++)
+		if (lab[i] < 1 || lab[i] > p->labels.n)
+			return -EINVAL;
 	struct sample_key key = { p, locations, nlocations, lab, nlabels };
 	uint64_t h = mix_words(mix_words(5, locations, nlocations), lab, nlabels);
 	size_t i = table_find(&p->samples, h, sample_eq, &key);
@@ -565,7 +580,7 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 		o->num_unit = l->num_unit;
 	}
 	for (size_t i = 0; i < p->labs.n; i++)
-		m->label_ptr[i] = &m->labels[p->labs.v[i]];
+		m->label_ptr[i] = &m->labels[p->labs.v[i] - 1];
 	for (size_t i = 0; i < p->samples.n; i++) {
 		struct sample_e *s = table_at(&p->samples, i);
 		pb_sample *o = &m->samples[i];

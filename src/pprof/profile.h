@@ -83,9 +83,17 @@ struct profile_label {
 };
 
 /* A sample: its locations leaf first and nvalues values; added to the
- * Sample with the same locations and labels, if there is one. 0 or -ENOMEM. */
+ * Sample with the same locations and labels, if there is one. 0, -EINVAL
+ * for more than PROFILE_MAX_LABELS labels, or -ENOMEM. */
+#define PROFILE_MAX_LABELS 16
 int profile_sample(struct profile *p, const uint64_t *locations, size_t nlocations, const int64_t *values,
 		   const struct profile_label *labels, size_t nlabels);
+
+/* The same with labels interned beforehand by profile_label (ids as it
+ * gave them): for a caller that sees the same labels sample after sample. */
+int profile_label(struct profile *p, const struct profile_label *l, uint64_t *id);
+int profile_sample_labeled(struct profile *p, const uint64_t *locations, size_t nlocations, const int64_t *values,
+			   const uint64_t *label_ids, size_t nlabels);
 
 /* How many of each the profile holds. */
 struct profile_counts {

@@ -700,25 +700,32 @@ static int sym_name(struct symbolizer *s, struct symtab *t, size_t i, const char
 		const char *in = strpool_intern(&s->pool, y->name, strlen(y->name));
 		if (!in)
 			return -ENOMEM;
-		y->name = y->raw = in;
+		y->name = in;
 	}
 	if (s->demangle && !y->done) {
 		if (is_mangled(y->name)) {
 			/* perf report and perf script drop the parameter lists unless -v
 			 * (DMGL_NO_OPTS): equal frames then fold as perf shows them. */
 			char *dm = cplus_demangle(y->name, DMGL_NO_OPTS);
+			/* the raw names beside, for pprof's system_name: only in the
+			 * tables that have mangled names (not kallsyms, not C) */
+			if (dm && !t->raw && !(t->raw = calloc(t->n, sizeof(*t->raw)))) {
+				free(dm);
+				return -ENOMEM;
+			}
 			if (dm) {
 				const char *p = strpool_intern(&s->pool, dm, strlen(dm));
 				free(dm);
 				if (!p)
 					return -ENOMEM;
+				t->raw[i] = y->name;
 				y->name = p;
 			}
 		}
 	}
 	y->done = true;
 	*name = y->name;
-	*raw = y->raw;
+	*raw = t->raw && t->raw[i] ? t->raw[i] : y->name;
 	return 0;
 }
 

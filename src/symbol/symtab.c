@@ -23,6 +23,7 @@ void symtab_free(struct symtab *t)
 {
 	free(t->addr);
 	free(t->sym);
+	free(t->raw);
 	free(t->pending);
 	memset(t, 0, sizeof(*t));
 }

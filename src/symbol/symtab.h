@@ -24,13 +24,14 @@ struct symtab_sym {
 	uint64_t end;                   /* exclusive */
 	const char *name;
 	bool done;                      /* the symbolizer's mark: name demangled */
-	const char *raw;                /* the symbolizer's: name as the file has it, once done */
 };
 
 struct symtab {
 	uint64_t *addr;                 /* sorted, distinct: what the search reads */
 	struct symtab_sym *sym;         /* beside each addr */
 	size_t n;
+	const char **raw;               /* the symbolizer's: for a name it demangled, the name as the
+					   file has it (allocated at the first; NULL elsewhere) */
 	struct symtab_add *pending;     /* added, not yet finished */
 	size_t npending, cap;
 };

@@ -7,8 +7,10 @@
 #    spin's mapping is readelf's;
 #  - manythreads (threads named late-N): -tagfocus=comm=late-0 keeps that
 #    thread's samples alone, as many as psrec fold --comm late-0 counts;
-#  - perf record's own file, a -z file and a --call-graph dwarf file of
-#    nofp decode, with the expected leaf (and main;middle;leaf unwound);
+#  - perf record's own file, a -z file, a stream on standard input (its
+#    CLOCK_DATA a feature record) and a --call-graph dwarf file of nofp
+#    decode, with the expected leaf (and main;middle;leaf unwound); a call
+#    fold shows inlined is a location's first line of several;
 #  - the default output name, -o -, a device written through, errors.
 . "$(dirname "$0")/lib.sh"
 need_perf
@@ -128,6 +130,14 @@ assert_near "$(flat "$TMP/pg.txt" hot_a)" 60 5 "perf record's file: hot_a"
 gopprof -top "$TMP/z.pb.gz" >"$TMP/z.txt" || fail "go tool pprof of the -z file failed: $(cat "$TMP/go.err")"
 assert_near "$(flat "$TMP/z.txt" hot_a)" 60 5 "-z file: hot_a"
 
+"$PSREC" -q -g -e cpu-clock -o - -- "$SPIN" 0.5 1 >"$TMP/pipe.data" || fail "psrec -o - failed"
+# shellcheck disable=SC2002  # a pipe, not a file, on purpose
+cat "$TMP/pipe.data" | "$PSREC" pprof -i - -o "$TMP/pipe.pb.gz" 2>/dev/null || fail "psrec pprof -i - from a pipe failed"
+gopprof -raw "$TMP/pipe.pb.gz" >"$TMP/pipe.txt" || fail "go tool pprof of the stream's profile failed: $(cat "$TMP/go.err")"
+grep -q "^Time: $(date -u +%Y)-" "$TMP/pipe.txt" || fail "a stream's profile lacks its wall time: $(grep '^Time' "$TMP/pipe.txt")"
+gopprof -top "$TMP/pipe.pb.gz" >"$TMP/pipetop.txt" || fail "go tool pprof -top of the stream's profile failed"
+assert_near "$(flat "$TMP/pipetop.txt" hot_a)" 60 5 "a stream on stdin: hot_a"
+
 "$PSREC" -q --call-graph dwarf -e cpu-clock -o "$TMP/d.data" -- "$NOFP" 1 || fail "psrec --call-graph dwarf failed"
 "$PSREC" pprof -i "$TMP/d.data" -o "$TMP/d.pb.gz" 2>/dev/null || fail "psrec pprof of a dwarf file failed"
 gopprof -top "$TMP/d.pb.gz" >"$TMP/d.txt" || fail "go tool pprof of the dwarf file failed: $(cat "$TMP/go.err")"
@@ -146,7 +156,7 @@ if [ -n "$inl" ]; then
 		END { exit !ok }' "$TMP/draw.txt" || fail "the inlined $inl is no location's first line of several"
 	echo "ok: $inl, inlined in the dwarf recording, is a location's innermost line"
 fi
-echo "ok: perf record's file, a -z file and a dwarf file decode (hot_a, hot_a, leaf <- middle <- main)"
+echo "ok: perf record's file, a -z file, a stream and a dwarf file decode (hot_a, hot_a, hot_a, leaf <- middle <- main)"
 
 # ---- outputs and errors --------------------------------------------------------
 

@@ -183,6 +183,13 @@ static void test_profile_samples_merge_by_stack_and_labels(void **state)
 		assert_int_equal(profile_sample(p, stack, 3, v, t1, 4), 0);
 	assert_int_equal(profile_sample(p, stack, 3, v, t2, 4), 0);
 	assert_int_equal(profile_sample(p, stack, 2, v, t1, 4), 0);
+	/* the same labels interned beforehand: the same Sample */
+	uint64_t ids[4];
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(profile_label(p, &t2[i], &ids[i]), 0);
+	assert_int_equal(profile_sample_labeled(p, stack, 3, v, ids, 4), 0);
+	ids[0] = 99;
+	assert_int_equal(profile_sample_labeled(p, stack, 3, v, ids, 4), -EINVAL);
 	struct profile_counts c;
 	profile_counts(p, &c);
 	assert_int_equal(c.samples, 3);
@@ -214,7 +221,7 @@ static void test_profile_samples_merge_by_stack_and_labels(void **state)
 	assert_string_equal(str(d, s->label[2]->str), "spin");
 	assert_string_equal(str(d, d->sample[1]->label[2]->str), "worker");
 	assert_int_equal(d->sample[1]->label[1]->num, 8);
-	assert_int_equal(d->sample[1]->value[0], 1);
+	assert_int_equal(d->sample[1]->value[0], 2);
 	assert_int_equal(d->sample[2]->n_location_id, 2);
 	perftools__profiles__profile__free_unpacked(d, NULL);
 	profile_free(p);
