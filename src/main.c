@@ -107,6 +107,9 @@ static void print_summary(const struct options *o, const struct record_result *r
 			st->tally.lost, st->tally.lost_samples);
 		if (st->bad_spans)
 			fprintf(stderr, "psrec: %" PRIu64 " ring spans had malformed record headers\n", st->bad_spans);
+		if (st->chunks > 1)
+			fprintf(stderr, "psrec: %" PRIu64 " cuts took %.1f ms of CPU, %.1f ms of it re-reading /proc (%.1f ms at the first)\n",
+				st->chunks - 1, r->cut_ms, r->resynth_ms, r->resynth_first_ms);
 	}
 	/* After a write error this is no news: that message said the file
 	 * is valid. */

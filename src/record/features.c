@@ -86,13 +86,7 @@ static int cmdline(struct buf *b, const struct record_config *o)
 	return feature_cmdline(b, exe, o->argc, o->argv);
 }
 
-struct machine {
-	struct numa_info numa;
-	struct cpucache_list caches;
-	struct pmu_list pmus;
-};
-
-static int machine_read(const struct feature_inputs *in, struct machine *m)
+int features_machine_read(const struct feature_inputs *in, struct features_machine *m)
 {
 	memset(m, 0, sizeof(*m));
 	int err = numa_read(in->sysfs, &m->numa);
@@ -105,7 +99,7 @@ static int machine_read(const struct feature_inputs *in, struct machine *m)
 	return err;
 }
 
-static void machine_free(struct machine *m)
+void features_machine_free(struct features_machine *m)
 {
 	numa_free(&m->numa);
 	cpucache_free(&m->caches);
@@ -116,8 +110,9 @@ int features_build(const struct feature_inputs *in, struct features *out)
 {
 	const struct hostinfo *h = in->host;
 	memset(out, 0, sizeof(*out));
-	struct machine m;
-	int err = machine_read(in, &m);
+	struct features_machine own;
+	int err = in->machine ? 0 : features_machine_read(in, &own);
+	const struct features_machine *mp = in->machine ? in->machine : &own;
 
 	if (in->build_ids && in->build_ids->len)
 		ADD(PD_FEAT_BUILD_ID, buf_append(b, in->build_ids->data, in->build_ids->len));
@@ -143,15 +138,15 @@ int features_build(const struct feature_inputs *in, struct features *out)
 		hostinfo_topology(h, &t);
 		ADD(PD_FEAT_CPU_TOPOLOGY, feature_cpu_topology(b, &t));
 	}
-	if (m.numa.nr_nodes)
-		ADD(PD_FEAT_NUMA_TOPOLOGY, feature_numa_topology(b, m.numa.nodes, m.numa.nr_nodes));
-	if (m.pmus.nr)
-		ADD(PD_FEAT_PMU_MAPPINGS, feature_pmu_mappings(b, m.pmus.pmus, m.pmus.nr));
-	if (m.caches.nr)
-		ADD(PD_FEAT_CACHE, feature_cache(b, m.caches.c, m.caches.nr));
+	if (mp->numa.nr_nodes)
+		ADD(PD_FEAT_NUMA_TOPOLOGY, feature_numa_topology(b, mp->numa.nodes, mp->numa.nr_nodes));
+	if (mp->pmus.nr)
+		ADD(PD_FEAT_PMU_MAPPINGS, feature_pmu_mappings(b, mp->pmus.pmus, mp->pmus.nr));
+	if (mp->caches.nr)
+		ADD(PD_FEAT_CACHE, feature_cache(b, mp->caches.c, mp->caches.nr));
 	ADD(PD_FEAT_SAMPLE_TIME, feature_sample_time(b, in->first_time, in->last_time));
-	if (m.numa.block_size)
-		ADD(PD_FEAT_MEM_TOPOLOGY, feature_mem_topology(b, m.numa.block_size, m.numa.mem, m.numa.nr_mem));
+	if (mp->numa.block_size)
+		ADD(PD_FEAT_MEM_TOPOLOGY, feature_mem_topology(b, mp->numa.block_size, mp->numa.mem, mp->numa.nr_mem));
 
 	struct timespec res;
 	if (clock_getres(in->opts->clockid, &res) == 0) {
@@ -163,14 +158,15 @@ int features_build(const struct feature_inputs *in, struct features *out)
 	if (in->compress)
 		ADD(PD_FEAT_COMPRESSED, feature_compressed(b, (uint32_t)in->compress->level,
 							   compress_ratio(in->compress), in->mmap_len));
-	const struct feature_pmu *cpu = pmu_list_find(&m.pmus, "cpu");
+	const struct feature_pmu *cpu = pmu_list_find(&mp->pmus, "cpu");
 	if (cpu)
 		ADD(PD_FEAT_CPU_PMU_CAPS, feature_cpu_pmu_caps(b, cpu));
 	ADD(PD_FEAT_CLOCK_DATA, feature_clock_data(b, (uint32_t)in->opts->clockid, in->tod_ns, in->clk_ns));
-	if (m.pmus.nr)
-		ADD(PD_FEAT_PMU_CAPS, pmu_caps(b, &m.pmus));
+	if (mp->pmus.nr)
+		ADD(PD_FEAT_PMU_CAPS, pmu_caps(b, &mp->pmus));
 #undef ADD
-	machine_free(&m);
+	if (!in->machine)
+		features_machine_free(&own);
 	return err;
 }
 

@@ -61,6 +61,8 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 				st->bad_spans++;
 			if (carry && carry_sideband(r, kept, carry) == -ENOMEM)
 				err = -ENOMEM;
+			if (c->sw && c->sw->marks)
+				sidecache_mark(c->sw->marks, r, kept);
 		}
 		ring_release(r);
 	}
@@ -117,6 +119,8 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 			st->bad_spans++;
 		if (k && carry && carry_sideband(r, (size_t)k, carry) == -ENOMEM && !err)
 			err = -ENOMEM;
+		if (k && c->sw && c->sw->marks)
+			sidecache_mark(c->sw->marks, r, (size_t)k);
 		kept -= k;
 		/* Release even on error: the data cannot be written anywhere else. */
 		ring_release(r);

@@ -28,6 +28,7 @@
 #include "format/writer.h"
 #include "record/ring.h"
 #include "record/sampler.h"
+#include "record/sidecache.h"
 #include "util/buf.h"
 
 #define LOOP_DRAIN_MS      250
@@ -50,13 +51,15 @@ struct loop_stats;
  * closes the chunk with its side band copied to carry (carry.h), then
  * cut(): finish the file and begin the next on the same writer. Records
  * drained before the cut are in the old chunk, the rest in the new one.
- * tick() runs at every wake-up (reaping the chunk commands).
+ * tick() runs at every wake-up (reaping the chunk commands). Every pass
+ * marks in marks the processes whose side band changed (sidecache.h).
  */
 struct loop_switch {
 	bool on_signal;
 	uint64_t ms;            /* 0: not by time */
 	uint64_t bytes;         /* 0: not by size */
 	struct buf *carry;
+	struct sidecache *marks;
 	int (*prepare)(void *ctx);
 	int (*cut)(void *ctx);
 	void (*tick)(void *ctx);

@@ -39,9 +39,11 @@
 #include "record/output.h"
 #include "record/perm.h"
 #include "record/rotate.h"
+#include "record/sidecache.h"
 #include "record/spawn.h"
 #include "record/synth.h"
 #include "record/target.h"
+#include "util/sysfile.h"
 
 struct recording {
 	struct target_env env;
@@ -74,6 +76,9 @@ struct recording {
 	struct loop_switch sw;
 	struct buf kernel_rec;  /* the kernel map record, made once */
 	struct buf next_synth;  /* the next chunk's side band */
+	struct sidecache cache; /* each live process's, between chunks */
+	struct features_machine machine; /* sysfs facts, read once for all chunks */
+	bool machine_ok;
 	struct rotate_kept kept;
 	struct spawn_set cmds;
 	uint64_t bytes_done;    /* of the chunks finished */
@@ -229,6 +234,11 @@ static int start(struct recording *r, struct err *e)
 	if (err)
 		return err;
 	err = r->tgt.ops->synthesize(&r->tgt, &r->env, &r->smp, &r->synth);
+	/* What the target handed the chunks' cache describes every process
+	 * it follows (attach); none (a command not yet run): the first cut
+	 * reads them all. */
+	if (!err && r->cache.n)
+		sidecache_seeded(&r->cache);
 	if (!err) {
 		struct iovec iov = { r->synth.data, r->synth.len };
 		err = writer_append(&r->w, &iov, 1);
@@ -326,6 +336,9 @@ static int finish_file(struct recording *r, const struct ring_tally *t, struct e
 {
 	struct record_result *res = r->env.res;
 	r->chunk_open = false;
+	if (r->rotating && !r->machine_ok)
+		r->machine_ok = features_machine_read(&r->fin, &r->machine) == 0;
+	r->fin.machine = r->machine_ok ? &r->machine : NULL;
 	r->fin.first_time = t->first_time;
 	r->fin.last_time = t->last_time;
 	collect_build_ids(r);
@@ -398,6 +411,7 @@ static int begin_chunk(struct recording *r, struct err *e)
 	if (err)
 		return err;
 	features_inputs_init(&r->fin, &r->host, c, r->pipe, &r->smp, r->comp_ok ? &r->comp : NULL);
+	r->fin.machine = r->machine_ok ? &r->machine : NULL;
 	buildids_free(&r->bids);
 	buildids_init(&r->bids);
 	buf_reset(&r->bid_feature);
@@ -420,12 +434,47 @@ static int begin_chunk(struct recording *r, struct err *e)
 	return 0;
 }
 
-/* loop_switch.prepare: the live threads and maps, for the next chunk. */
+/* The bound of pids, for the side-band cache's marks. */
+static size_t pid_max(void)
+{
+	int64_t v = 0;
+	return sysfile_read_s64("/proc/sys/kernel/pid_max", &v) == 0 && v > 0 && v <= (1 << 22) ? (size_t)v : 1u << 22;
+}
+
+static int chunk_live(void *ctx, pid_t **pids, size_t *n)
+{
+	struct recording *r = ctx;
+	return r->tgt.ops->live(&r->tgt, &r->env, pids, n);
+}
+
+static int chunk_synth(void *ctx, pid_t pid, struct buf *b)
+{
+	struct recording *r = ctx;
+	return target_synth_process(&r->env, &r->smp, pid, b);
+}
+
+/* loop_switch.prepare: the live threads and maps, for the next chunk
+ * (only the processes that changed are read again). */
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static int chunk_prepare(void *ctx)
 {
 	struct recording *r = ctx;
+	struct record_result *res = r->env.res;
+	double t0 = cpu_ms();
 	buf_reset(&r->next_synth);
-	return r->tgt.ops->resynthesize(&r->tgt, &r->env, &r->smp, &r->next_synth);
+	int err = sidecache_refresh(&r->cache, chunk_live, chunk_synth, r, &r->next_synth);
+	double ms = cpu_ms() - t0;
+	if (res->stats.chunks == 0)
+		res->resynth_first_ms = ms;
+	res->resynth_ms += ms;
+	res->cut_ms += ms;
+	return err;
 }
 
 /* loop_switch.cut: the chunk's last pass is in (and its side band in
@@ -435,11 +484,13 @@ static int chunk_cut(void *ctx)
 	struct recording *r = ctx;
 	struct err e = { { 0 } };
 	const struct ring_tally *t = &r->env.res->stats.chunk;
+	double t0 = cpu_ms();
 	int err = finish_file(r, t, &e);
 	if (!err)
 		err = name_chunk(r, t, &e);
 	if (!err)
 		err = begin_chunk(r, &e);
+	r->env.res->cut_ms += cpu_ms() - t0;
 	if (err && err_is_set(&e))
 		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "%s", e.msg);
 	return err;
@@ -473,6 +524,7 @@ static void run_loop(struct recording *r, struct loop_config *lc)
 			.ms = rs->mode == ROTATE_TIME ? rs->ms : 0,
 			.bytes = rs->mode == ROTATE_SIZE ? rs->bytes : 0,
 			.carry = &r->next_synth,
+			.marks = &r->cache,
 			.prepare = chunk_prepare, .cut = chunk_cut, .tick = chunk_tick, .ctx = r,
 		};
 		lc->sw = &r->sw;
@@ -526,6 +578,9 @@ static void cleanup(struct recording *r)
 	rotate_kept_free(&r->kept);
 	buf_free(&r->kernel_rec);
 	buf_free(&r->next_synth);
+	sidecache_free(&r->cache);
+	if (r->machine_ok)
+		features_machine_free(&r->machine);
 	if (!r->started)
 		output_abort(&r->out);
 	r->tgt.ops->end(&r->tgt, &r->env, r->started);
@@ -557,8 +612,13 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	idcache_init(&r.ids);
 	buildids_init(&r.bids);
 	int err = hostinfo_read(&r.host);
-	if (err)
+	if (!err && r.rotating)
+		err = sidecache_init(&r.cache, pid_max());
+	r.env.seed = r.rotating ? &r.cache : NULL;
+	if (err) {
+		sidecache_free(&r.cache);
 		return err;
+	}
 	struct loop_config lc;
 	err = prepare(&r, e);
 	if (!err)

@@ -47,6 +47,11 @@ struct record_result {
 	size_t nr_buildids;     /* DSOs in the BUILD_ID feature */
 	size_t cache_added;     /* copied into ~/.debug */
 	size_t cache_missing;   /* listed, but the file with that id is gone */
+	/* --switch-output: CPU time of the cuts (the last pass excluded),
+	 * and of re-reading /proc for the next chunks' side band. */
+	double cut_ms;
+	double resynth_ms;
+	double resynth_first_ms; /* the first cut's (every process, after a launch) */
 };
 
 /*

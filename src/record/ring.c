@@ -109,6 +109,25 @@ int ring_scan_prefix(const struct ring *r, int time_off, size_t len, struct ring
 	return 0;
 }
 
+int ring_walk_prefix(const struct ring *r, size_t len,
+		     int (*fn)(void *ctx, const struct ring *r, uint64_t pos, const struct pd_event_header *h),
+		     void *ctx)
+{
+	uint64_t pos = r->tail;
+	uint64_t end = r->head - r->tail < len ? r->head : r->tail + len;
+	while (pos != end) {
+		struct pd_event_header h;
+		memcpy(&h, r->data + (pos & (r->size - 1)), sizeof(h));
+		if (walk_check(&h, end - pos) != WALK_WHOLE || (h.size & 7))
+			return -EBADMSG;
+		int ret = fn(ctx, r, pos, &h);
+		if (ret)
+			return ret;
+		pos += h.size;
+	}
+	return 0;
+}
+
 void ring_tally_add(struct ring_tally *dst, const struct ring_tally *src)
 {
 	dst->records += src->records;

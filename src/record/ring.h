@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "psrec/perf_data.h"
+
 struct ring {
 	struct perf_event_mmap_page *meta;  /* the header page */
 	uint8_t *data;                      /* data area, size bytes */
@@ -65,6 +67,16 @@ int ring_scan(const struct ring *r, int time_off, struct ring_tally *t);
 /* The same for the records that lie wholly in the first len bytes of the
  * span (what a short write kept). */
 int ring_scan_prefix(const struct ring *r, int time_off, size_t len, struct ring_tally *t);
+
+/*
+ * Call fn for each record lying wholly in the first len bytes of the span
+ * taken by the last ring_read_span() (pos: its ring position; a record
+ * may straddle the wrap, its 8-byte header never does). Stops at fn's
+ * first non-zero return, which it returns, or -EBADMSG at a broken header.
+ */
+int ring_walk_prefix(const struct ring *r, size_t len,
+		     int (*fn)(void *ctx, const struct ring *r, uint64_t pos, const struct pd_event_header *h),
+		     void *ctx);
 
 /* Add the counts of src to dst (first/last time merged). */
 void ring_tally_add(struct ring_tally *dst, const struct ring_tally *src);

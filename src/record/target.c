@@ -13,6 +13,7 @@
 #include "record/perm.h"
 #include "record/procfs.h"
 #include "record/record.h"
+#include "record/sidecache.h"
 #include "record/synth.h"
 
 /* Rescans for threads born while events were being opened. */
@@ -49,32 +50,36 @@ static void no_reaped(struct target *t, const struct target_env *env)
 	(void)t, (void)env;
 }
 
+int target_synth_process(const struct target_env *env, const struct sampler *s, pid_t pid, struct buf *b)
+{
+	struct synth_counts cnt = { 0 };
+	/* DWARF unwinding needs the read-only file mappings too. */
+	bool data_maps = env->cfg->callgraph.mode == CALLGRAPH_DWARF;
+	return synth_process(b, "/proc", pid, NULL, 0, data_maps, env->ids, sample_id_trailer_size(s->sample_type), &cnt);
+}
+
+/* One process's records, appended to b, and handed to the chunks'
+ * side-band cache (sidecache.h) as they are. */
+static int synth_one(struct buf *b, const struct target_env *env, const struct sampler *s, pid_t pid,
+		     const pid_t *tids, size_t nr_tids, struct synth_counts *cnt)
+{
+	/* DWARF unwinding needs the read-only file mappings too. */
+	bool data_maps = env->cfg->callgraph.mode == CALLGRAPH_DWARF;
+	size_t before = b->len;
+	int err = synth_process(b, "/proc", pid, tids, nr_tids, data_maps, env->ids,
+				sample_id_trailer_size(s->sample_type), cnt);
+	if (!err && env->seed && b->len > before)
+		err = sidecache_seed(env->seed, pid, b->data + before, b->len - before);
+	return err;
+}
+
 /* COMM and MMAP2 of every thread of processes pids[0..n). */
 static int synth_pids(struct buf *b, const struct target_env *env, const struct sampler *s,
 		      const pid_t *pids, size_t n, struct synth_counts *cnt)
 {
-	size_t trailer = sample_id_trailer_size(s->sample_type);
-	/* DWARF unwinding needs the read-only file mappings too. */
-	bool data_maps = env->cfg->callgraph.mode == CALLGRAPH_DWARF;
 	int err = 0;
 	for (size_t i = 0; !err && i < n; i++)
-		err = synth_process(b, "/proc", pids[i], NULL, 0, data_maps, env->ids, trailer, cnt);
-	return err;
-}
-
-/* The processes descending from roots, as they are now. */
-static int synth_descendants(struct buf *b, const struct target_env *env, const struct sampler *s,
-			     const pid_t *roots, size_t nr)
-{
-	pid_t *pids;
-	size_t n;
-	struct synth_counts cnt = { 0 };
-	int err = procfs_descendants("/proc", roots, nr, &pids, &n);
-	if (!err)
-		err = synth_pids(b, env, s, pids, n, &cnt);
-	if (err != -ENOMEM && err != 0)
-		err = 0; /* /proc unreadable: the kernel's own records remain */
-	free(pids);
+		err = synth_one(b, env, s, pids[i], NULL, 0, cnt);
 	return err;
 }
 
@@ -109,11 +114,11 @@ static int launch_synthesize(struct target *t, const struct target_env *env, con
 			  sample_id_trailer_size(s->sample_type));
 }
 
-/* The command and what it started; it may have exec'd several times. */
-static int launch_resynthesize(struct target *t, const struct target_env *env, const struct sampler *s,
-			       struct buf *b)
+/* The command and what it started. */
+static int launch_live(struct target *t, const struct target_env *env, pid_t **pids, size_t *n)
 {
-	return synth_descendants(b, env, s, &t->child.pid, 1);
+	(void)env;
+	return procfs_descendants("/proc", &t->child.pid, 1, pids, n);
 }
 
 static int launch_start(struct target *t, const struct target_env *env, struct err *e)
@@ -178,7 +183,7 @@ static const struct target_ops launch_ops = {
 	.check = no_check,
 	.open = launch_open,
 	.synthesize = launch_synthesize,
-	.resynthesize = launch_resynthesize,
+	.live = launch_live,
 	.start = launch_start,
 	.describe = launch_describe,
 	.watch = launch_watch,
@@ -258,9 +263,6 @@ static int attach_open(struct target *t, const struct target_env *env, struct sa
 static int attach_synthesize_now(struct target *t, const struct target_env *env, const struct sampler *s,
 				 struct buf *b, struct synth_counts *cnt)
 {
-	size_t trailer = sample_id_trailer_size(s->sample_type);
-	/* DWARF unwinding needs the read-only file mappings too. */
-	bool data_maps = env->cfg->callgraph.mode == CALLGRAPH_DWARF;
 	int err = 0;
 	if (t->att.system_wide) {
 		pid_t *pids;
@@ -273,8 +275,7 @@ static int attach_synthesize_now(struct target *t, const struct target_env *env,
 	} else {
 		for (size_t i = 0; !err && i < t->att.nr_procs; i++) {
 			const struct attach_proc *p = &t->att.procs[i];
-			err = synth_process(b, "/proc", p->pid, p->tids, p->nr_tids, data_maps, env->ids,
-					    trailer, cnt);
+			err = synth_one(b, env, s, p->pid, p->tids, p->nr_tids, cnt);
 		}
 	}
 	return err;
@@ -291,19 +292,23 @@ static int attach_synthesize(struct target *t, const struct target_env *env, con
 	return err;
 }
 
-/* -p follows children (inherit), -t only its threads. */
-static int attach_resynthesize(struct target *t, const struct target_env *env, const struct sampler *s,
-			       struct buf *b)
+/* -a: every process; -p follows children (inherit); -t: its processes
+ * (the other threads' COMMs do no harm). */
+static int attach_live(struct target *t, const struct target_env *env, pid_t **pids, size_t *n)
 {
-	struct synth_counts cnt = { 0 };
-	if (t->att.system_wide || env->cfg->nr_pids == 0)
-		return attach_synthesize_now(t, env, s, b, &cnt);
+	if (t->att.system_wide)
+		return procfs_processes("/proc", pids, n);
 	pid_t *roots = calloc(t->att.nr_procs ? t->att.nr_procs : 1, sizeof(*roots));
 	if (!roots)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->att.nr_procs; i++)
 		roots[i] = t->att.procs[i].pid;
-	int err = synth_descendants(b, env, s, roots, t->att.nr_procs);
+	if (env->cfg->nr_pids == 0) {
+		*pids = roots;
+		*n = t->att.nr_procs;
+		return 0;
+	}
+	int err = procfs_descendants("/proc", roots, t->att.nr_procs, pids, n);
 	free(roots);
 	return err;
 }
@@ -354,7 +359,7 @@ static const struct target_ops attach_ops = {
 	.check = attach_check,
 	.open = attach_open,
 	.synthesize = attach_synthesize,
-	.resynthesize = attach_resynthesize,
+	.live = attach_live,
 	.start = attach_start,
 	.describe = attach_describe,
 	.watch = attach_watch,

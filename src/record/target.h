@@ -6,9 +6,9 @@
  *   check      before anything is created (attach: do the targets exist?)
  *   open       open the events on the target's threads
  *   synthesize what existed before the recording (COMM, MMAP2 records)
- *   resynthesize  what lives now, at the start of each further chunk
- *              (--switch-output): everything with -a, a command or -p
- *              with the children they started, -t its threads
+ *   live       the processes that live now, for the start of each further
+ *              chunk (--switch-output): every one with -a, a command or
+ *              -p with the children they started, -t's processes
  *   start      let it run (a command execs; attached ones already run)
  *   describe   the start line for -v
  *   watch      the pidfds whose exit ends the recording
@@ -37,6 +37,7 @@ struct record_hooks;
 
 /* What the lifecycle hands every call. */
 struct idcache;
+struct sidecache;
 
 struct target_env {
 	const struct record_config *cfg;
@@ -47,6 +48,7 @@ struct target_env {
 	const struct record_hooks *hooks;
 	struct record_result *res;
 	struct idcache *ids;            /* build-ids of synthesized maps; NULL: none (-B) */
+	struct sidecache *seed;         /* --switch-output: synthesize hands it each process's records */
 };
 
 struct target;
@@ -58,8 +60,7 @@ struct target_ops {
 		    struct sampler_config *sc, struct err *e);
 	int (*synthesize)(struct target *t, const struct target_env *env, const struct sampler *s,
 			  struct buf *b);
-	int (*resynthesize)(struct target *t, const struct target_env *env, const struct sampler *s,
-			    struct buf *b);
+	int (*live)(struct target *t, const struct target_env *env, pid_t **pids, size_t *n);
 	int (*start)(struct target *t, const struct target_env *env, struct err *e);
 	/* The start line for -v. */
 	void (*describe)(struct target *t, const struct target_env *env, const struct sampler *s,
@@ -80,5 +81,9 @@ struct target {
 /* A launched command (cmd_path set: the resolved cfg->cmd[0]) or the
  * -p/-t/-a targets. */
 void target_init(struct target *t, const char *cmd_path);
+
+/* COMM and MMAP2 records of process pid and all its threads, as the
+ * recording synthesizes them (nothing when it is gone). -ENOMEM. */
+int target_synth_process(const struct target_env *env, const struct sampler *s, pid_t pid, struct buf *b);
 
 #endif

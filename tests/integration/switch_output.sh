@@ -198,6 +198,25 @@ for f in "${ffiles[@]}"; do
 done
 echo "ok: ${#ffiles[@]} chunks of a fork/exec workload, every sample with its comm"
 
+# ---- -a: a process that ran before the recording, named in every chunk --
+# (later chunks re-read /proc only for processes whose side band changed:
+# spin's comes from the cache of the first cut, sidecache.h)
+
+bg_start "$SPIN" 30 1
+wait_until "runs $BG_PID spin" 10 "spin to start"
+aout="$TMP/all.data"
+"$PSREC" -a -e cpu-clock --switch-output=1s --duration 3.5 -o "$aout" 2>"$TMP/all.err" ||
+	fail "psrec -a --switch-output exited $?: $(cat "$TMP/all.err")"
+kill -KILL "$BG_PID"
+mapfile -t afiles < <(chunks "$aout")
+[ "${#afiles[@]}" -ge 3 ] || fail "-a: ${#afiles[@]} chunks"
+for f in "${afiles[@]}"; do
+	txt=$(report -i "$f" --no-children --pid "$BG_PID" --percentage relative --sort sym)
+	no_perf_warnings "perf report of -a chunk $f"
+	assert_near "$(sym_pct hot_a <<<"$txt")" 60 8 "-a chunk $f: hot_a of the spin that ran before"
+done
+echo "ok: -a in ${#afiles[@]} chunks, a process older than the recording resolved in each"
+
 # ---- refusals -----------------------------------------------------------
 
 "$PSREC" --switch-output=1s -o - -- true 2>"$TMP/pipe.err" | cat >"$TMP/pipe.out"

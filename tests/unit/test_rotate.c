@@ -1,6 +1,7 @@
 /* test_rotate.c - --switch-output triggers, chunk names and the kept list
  * (src/record/rotate.c), the side band carried into a chunk (carry.c),
- * the chunk commands (spawn.c). */
+ * the chunk commands (spawn.c), the side band kept between chunks
+ * (sidecache.c). */
 #include "test_helpers.h"
 
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include "psrec/perf_data.h"
 #include "record/carry.h"
 #include "record/rotate.h"
+#include "record/sidecache.h"
 #include "record/spawn.h"
 
 static struct rotate_spec parsed(const char *arg)
@@ -183,6 +185,105 @@ static void test_carry_copies_side_band_records_only_even_across_the_wrap(void *
 	buf_free(&out);
 }
 
+/* A fake /proc for sidecache_refresh: processes 10, 20, 30 live; each
+ * description is 8 bytes of its pid; calls counts the descriptions. */
+struct fake_procs {
+	bool alive[64];
+	int calls;
+};
+
+static int fake_live(void *ctx, pid_t **pids, size_t *n)
+{
+	struct fake_procs *f = ctx;
+	*pids = calloc(64, sizeof(**pids));
+	*n = 0;
+	for (pid_t p = 0; p < 64; p++)
+		if (f->alive[p])
+			(*pids)[(*n)++] = p;
+	return 0;
+}
+
+static int fake_synth(void *ctx, pid_t pid, struct buf *b)
+{
+	struct fake_procs *f = ctx;
+	f->calls++;
+	return f->alive[pid] ? buf_append_u64(b, (uint64_t)pid) : 0;
+}
+
+static void ring_with(struct fake_ring *f, const uint32_t *types, const uint32_t *pids, size_t n)
+{
+	memset(f, 0, sizeof(*f));
+	uint64_t pos = 0;
+	for (size_t i = 0; i < n; i++) {
+		fake_put(f, &pos, types[i], 16, 0);
+		memcpy(f->data + pos - 16 + 8, &pids[i], 4);
+	}
+	f->meta.data_head = pos;
+	ring_init(&f->r, &f->meta, f->data, 64);
+	struct iovec iov[2];
+	size_t bytes;
+	ring_read_span(&f->r, iov, &bytes);
+}
+
+static void test_sidecache_rereads_only_processes_whose_side_band_changed(void **state)
+{
+	(void)state;
+	struct fake_procs p = { .alive = { [10] = true, [20] = true, [30] = true } };
+	struct sidecache c;
+	struct buf out = BUF_INIT;
+	assert_int_equal(sidecache_init(&c, 64), 0);
+	/* The first refresh reads every live process. */
+	assert_int_equal(sidecache_refresh(&c, fake_live, fake_synth, &p, &out), 0);
+	assert_int_equal(p.calls, 3);
+	assert_int_equal(out.len, 24);
+	/* Nothing reported: nothing read, the same records. */
+	buf_reset(&out);
+	p.calls = 0;
+	assert_int_equal(sidecache_refresh(&c, fake_live, fake_synth, &p, &out), 0);
+	assert_int_equal(p.calls, 0);
+	assert_int_equal(out.len, 24);
+	/* 20 exits, 40 is forked, 10 maps something; a SAMPLE of 30 changes
+	 * nothing. */
+	p.alive[20] = false;
+	p.alive[40] = true;
+	struct fake_ring f;
+	const uint32_t types[] = { PD_RECORD_EXIT, PD_RECORD_FORK, PD_RECORD_MMAP2, PD_RECORD_SAMPLE };
+	const uint32_t pids[] = { 20, 40, 10, 30 };
+	ring_with(&f, types, pids, 4);
+	sidecache_mark(&c, &f.r, 64);
+	buf_reset(&out);
+	p.calls = 0;
+	assert_int_equal(sidecache_refresh(&c, fake_live, fake_synth, &p, &out), 0);
+	assert_int_equal(p.calls, 3);
+	assert_int_equal(out.len, 24);
+	uint64_t got[3];
+	memcpy(got, out.data, sizeof(got));
+	assert_int_equal(got[0], 10);
+	assert_int_equal(got[1], 30);
+	assert_int_equal(got[2], 40);
+	/* A LOST record may hide anything: all are read again. */
+	const uint32_t lost[] = { PD_RECORD_LOST };
+	const uint32_t none[] = { 0 };
+	ring_with(&f, lost, none, 1);
+	sidecache_mark(&c, &f.r, 16);
+	buf_reset(&out);
+	p.calls = 0;
+	assert_int_equal(sidecache_refresh(&c, fake_live, fake_synth, &p, &out), 0);
+	assert_int_equal(p.calls, 3);
+	assert_int_equal(out.len, 24);
+	/* A pid past pid_max (or -1, the kernel's) is ignored. */
+	const uint32_t odd[] = { PD_RECORD_MMAP, PD_RECORD_MMAP };
+	const uint32_t oddpids[] = { 1000, 0xffffffffu };
+	ring_with(&f, odd, oddpids, 2);
+	sidecache_mark(&c, &f.r, 32);
+	buf_reset(&out);
+	p.calls = 0;
+	assert_int_equal(sidecache_refresh(&c, fake_live, fake_synth, &p, &out), 0);
+	assert_int_equal(p.calls, 0);
+	buf_free(&out);
+	sidecache_free(&c);
+}
+
 static void test_spawn_runs_the_command_with_the_path_and_reaps_without_waiting(void **state)
 {
 	(void)state;
@@ -229,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_rotate_chunk_name_is_perfs_16_digit_local_time),
 		cmocka_unit_test(test_rotate_kept_evicts_the_oldest_past_the_limit),
 		cmocka_unit_test(test_carry_copies_side_band_records_only_even_across_the_wrap),
+		cmocka_unit_test(test_sidecache_rereads_only_processes_whose_side_band_changed),
 		cmocka_unit_test(test_spawn_runs_the_command_with_the_path_and_reaps_without_waiting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
