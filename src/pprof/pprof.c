@@ -5,8 +5,9 @@
  * becomes a Location through two caches in front of the profile's own
  * interning (which alone would be exact, but hashes the strings again):
  * map entry to Mapping id, and (map entry, address, names) to Location
- * id. A map entry is one mapping of one life of one process, and names
- * are the symbolizer's interned pointers, so a hit is exact.
+ * id (and whether the lines were looked up at ip or, for a caller, at
+ * ip - 1). A map entry is one mapping of one life of one process, and
+ * names are the symbolizer's interned pointers, so a hit is exact.
  */
 #include "pprof.h"
 
@@ -43,7 +44,7 @@ struct pprof_ctx {
 		const char *name;
 		const char *const *inl;
 		uint64_t id;
-		bool kernel, used;
+		bool kernel, caller, used;  /* caller: the lines are those of ip - 1 */
 	} locs[LOC_CACHE];
 	uint64_t loc_ids[1024 + 1];
 	/* the labels of the last sample's thread: one thread's samples come
@@ -112,7 +113,7 @@ static int location_of(struct pprof_ctx *x, const struct fold_frame *f, uint64_t
 {
 	size_t h = (size_t)(hash_ptr(f->map, f->ip ^ hash_ptr(f->name, (uint64_t)(uintptr_t)f->inl)) >> 48);
 	if (x->locs[h].used && x->locs[h].map == f->map && x->locs[h].ip == f->ip && x->locs[h].name == f->name &&
-	    x->locs[h].inl == f->inl && x->locs[h].kernel == f->kernel) {
+	    x->locs[h].inl == f->inl && x->locs[h].kernel == f->kernel && x->locs[h].caller == f->caller) {
 		*id = x->locs[h].id;
 		return 0;
 	}
@@ -152,6 +153,7 @@ static int location_of(struct pprof_ctx *x, const struct fold_frame *f, uint64_t
 	x->locs[h].inl = f->inl;
 	x->locs[h].id = *id;
 	x->locs[h].kernel = f->kernel;
+	x->locs[h].caller = f->caller;
 	x->locs[h].used = true;
 	return 0;
 }
