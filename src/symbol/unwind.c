@@ -29,11 +29,12 @@ struct arch {
 	uint8_t sp;                 /* DWARF number of the stack pointer */
 	int8_t pc;                  /* DWARF number of the pc, NONE: it has none */
 	uint8_t fp;                 /* the frame pointer: rbp, x29 */
+	uint64_t pc_mask;           /* the bits of a return address that are address */
 	int8_t perf_to_dwarf[64];   /* perf_regs index -> DWARF number, PC, NONE */
 };
 
 static const struct arch arch_x86_64 = {
-	EM_X86_64, 17, 7, 16, 6,
+	EM_X86_64, 17, 7, 16, 6, ~0ULL,
 	/* perf: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15;
 	 * DWARF: 0 rax 1 rdx 2 rcx 3 rbx 4 rsi 5 rdi 6 rbp 7 rsp 8-15 r8-r15
 	 * 16 the return address column */
@@ -45,7 +46,9 @@ static const struct arch arch_x86_64 = {
 };
 
 static const struct arch arch_aarch64 = {
-	EM_AARCH64, 32, 31, NONE, 29,
+	/* pointer authentication signs return addresses in the bits above
+	 * the 48 of a user address */
+	EM_AARCH64, 32, 31, NONE, 29, (1ULL << 48) - 1,
 	/* perf: x0..x30, sp, pc; DWARF: x0..x30, 31 sp */
 	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
 	  16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -375,7 +378,7 @@ static int step_fp(struct cur *c, struct regs *g)
 	g->r[sp] = f + 16;
 	g->r[fp] = saved;
 	g->valid = 1ULL << sp | 1ULL << fp;
-	g->pc = ra;
+	g->pc = ra & c->arch->pc_mask;
 	if (c->arch->pc != NONE) {
 		g->r[c->arch->pc] = ra;
 		g->valid |= 1ULL << c->arch->pc;
@@ -429,7 +432,7 @@ static int step(struct cur *c, const struct rule *r, struct regs *g)
 	}
 	if (!(g->valid >> r->ra & 1))
 		return STEP_OUTERMOST; /* its return address is undefined: _start */
-	g->pc = g->r[r->ra];
+	g->pc = g->r[r->ra] & c->arch->pc_mask;
 	/* the stack grows down: a caller below its callee is garbage */
 	if (g->pc == 0 || g->r[sp] < old_sp || (g->r[sp] == old_sp && g->pc == old_pc))
 		return STEP_END;
@@ -714,8 +717,14 @@ int unwind_sample(struct unwind *u, int32_t pid, uint64_t time, const struct sam
 		  size_t max, size_t *n)
 {
 	*n = 0;
-	if (su->abi != PD_REGS_ABI_64 || !su->regs || max == 0)
+	if (su->abi != PD_REGS_ABI_64 || !su->regs || max == 0) {
+		/* a 32-bit process (ABI_32): no register set for it here */
+		if (su->abi == PD_REGS_ABI_32 && su->regs) {
+			u->st.samples++;
+			u->st.failed++;
+		}
 		return UNWIND_FAILED;
+	}
 	struct cur *c = &u->cur;
 	*c = (struct cur){ .pid = pid, .ips = ips, .max = max };
 	u->st.samples++;
