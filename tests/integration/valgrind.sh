@@ -60,7 +60,10 @@ u64_at() { od -An -tu8 -j"$1" -N8 "$2" | tr -d ' '; }
 # (a live recording too: what its header covers so far).
 spin_samples() {
 	local n
-	n=$(report -i "$1" --no-children --comm spin --sort comm 2>/dev/null | report_samples)
+	# --percentage relative: without it perf's "# Samples" line counts
+	# every comm's samples, and under load the wait ended with too few
+	# of spin's for assert_spin
+	n=$(report -i "$1" --no-children --comm spin --percentage relative --sort comm 2>/dev/null | report_samples)
 	echo "${n:-0}"
 }
 spin_samples_at_least() { [ "$(spin_samples "$1")" -ge "$2" ]; }
