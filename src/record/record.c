@@ -453,8 +453,7 @@ static int chunk_synth(void *ctx, pid_t pid, struct buf *b)
 	return target_synth_process(&r->env, &r->smp, pid, b);
 }
 
-/* loop_switch.prepare: the live threads and maps, for the next chunk
- * (only the processes that changed are read again). */
+/* This thread's CPU time (psrec has one), for -v's account of the cuts. */
 static double cpu_ms(void)
 {
 	struct timespec ts;
@@ -462,6 +461,8 @@ static double cpu_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* loop_switch.prepare: the live threads and maps, for the next chunk
+ * (only the processes that changed are read again). */
 static int chunk_prepare(void *ctx)
 {
 	struct recording *r = ctx;
