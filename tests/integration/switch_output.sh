@@ -123,6 +123,24 @@ mapfile -t zfiles < <(chunks "$zout")
 each_resolves_hot_a "-z chunk" "${zfiles[@]}"
 echo "ok: ${#zfiles[@]} compressed chunks, each decoded alone"
 
+# ---- a size: a chunk is cut once its file reaches it --------------------
+
+bout="$TMP/size.data"
+"$PSREC" -e cpu-clock --switch-output=64K -o "$bout" -- "$SPIN" 2 1 2>"$TMP/size.err" ||
+	fail "psrec --switch-output=64K exited $?: $(cat "$TMP/size.err")"
+mapfile -t bfiles < <(chunks "$bout")
+[ "${#bfiles[@]}" -ge 3 ] || fail "--switch-output=64K over 2 s made ${#bfiles[@]} chunks"
+for f in "${bfiles[@]:0:${#bfiles[@]}-1}"; do
+	# Cut after the pass that reached 64 KiB: at least that, and not a
+	# whole ring (512 KiB) more.
+	sz=$(stat -c %s "$f")
+	if [ "$sz" -lt 65536 ] || [ "$sz" -ge $((65536 + 524288 + 65536)) ]; then
+		fail "chunk $f of --switch-output=64K holds $sz bytes"
+	fi
+done
+each_resolves_hot_a "size chunk" "${bfiles[@]}"
+echo "ok: --switch-output=64K cut ${#bfiles[@]} chunks of 64 KiB or a pass more"
+
 # ---- --switch-max-files=2 keeps the newest two --------------------------
 
 mout="$TMP/max.data"
