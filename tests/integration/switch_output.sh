@@ -51,16 +51,23 @@ mapfile -t files < <(chunks "$out")
 [ ! -e "$out" ] || fail "$out is still there: the last chunk was not named"
 summary=$(sed -n 's/^psrec: wrote .* in \([0-9]*\) chunks .*(\([0-9]*\) samples, 0 lost)$/\1 \2/p' "$TMP/sw.err")
 [ "${summary%% *}" = "${#files[@]}" ] || fail "summary names ${summary%% *} chunks, ${#files[@]} exist: $(cat "$TMP/sw.err")"
-total=0
+total=0 shared=0
 : >"$TMP/all.txt"
 for f in "${files[@]}"; do
 	[[ $f =~ /sw\.data\.[0-9]{16}$ ]] || fail "chunk name $f is not OUTPUT.YYYYmmddHHMMSScc (16 digits, as perf names them)"
 	grep -q "^psrec: chunk $f (" "$TMP/sw.err" || fail "psrec did not announce $f"
 	txt=$(report -i "$f" --no-children --sort sym)
 	no_perf_warnings "perf report of chunk $f"
-	# Symbols resolve in every chunk: its side band is its own.
+	# Symbols resolve in every chunk: its side band is its own. The share
+	# is measured where there are samples enough for it: the last chunk
+	# can hold only spin's exit (under ASan it held no hot_a sample).
 	share=$(sym_pct hot_a <<<"$txt")
-	assert_near "${share:-0}" 60 8 "hot_a in chunk $f"
+	if [ "$(report_samples <<<"$txt")" -ge 200 ]; then
+		assert_near "${share:-0}" 60 8 "hot_a in chunk $f"
+		shared=$((shared + 1))
+	else
+		grep -Eq 'hot_[abc]|main|_start' <<<"$txt" || fail "chunk $f: no spin symbol resolved"
+	fi
 	"$PERF" report -i "$f" --header-only >"$TMP/hdr.txt" 2>"$TMP/perf.err"
 	no_perf_warnings "perf report --header-only of chunk $f"
 	grep -q '^# build id' "$TMP/hdr.txt" || grep -q 'build_id' "$TMP/hdr.txt" ||
@@ -74,6 +81,7 @@ for f in "${files[@]}"; do
 	total=$((total + n))
 	cat "$TMP/chunk.txt" >>"$TMP/all.txt"
 done
+[ "$shared" -ge 3 ] || fail "only $shared chunks held 200 samples to measure hot_a's share in"
 [ "$total" = "${summary#* }" ] || fail "the chunks hold $total samples, psrec's summary says ${summary#* }"
 # Nothing counted twice at a switch: no (thread, time) repeats.
 dups=$(sort "$TMP/all.txt" | uniq -d | wc -l)
