@@ -381,6 +381,24 @@ static const char pprof_usage[] =
 "  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
 "  --no-kernel, --buildid-dir, --symfs, --no-demangle, --call-graph, --unwinder).\n";
 
+/* out as a stream, through a temporary beside it renamed at the end ("-"
+ * is stdout; a device or FIFO is written in place: util/outfile.h). The
+ * temporary is 0600; a profile's text or drawing is for sharing, as a
+ * shell's > would leave it. 0 or -errno (*of still to be closed). */
+static int out_open_shared(const char *out, const char *tag, struct outfile *of, FILE **f)
+{
+	*f = NULL;
+	int err = outfile_open(of, out, tag, OUTFILE_STDOUT);
+	if (err)
+		return err;
+	*f = of->is_stdout ? stdout : fdopen(of->fd, "w");
+	if (!*f)
+		return -errno;
+	if (!of->direct)
+		fchmod(of->fd, 0644);
+	return 0;
+}
+
 /* One warning for what could not be named, one notice for the event. */
 static void fold_report(const char *input, const struct fold_result *r)
 {
@@ -453,18 +471,10 @@ static int cmd_fold_or_flame(int argc, char **argv, bool flame)
 			fold_free(&base);
 		return EXIT_RUNTIME;
 	}
-	/* Through a temporary beside out, renamed at the end; "-" is stdout; a
-	 * device or FIFO is written in place (util/outfile.h). */
 	struct outfile of;
-	int oerr = outfile_open(&of, out, flame ? "flamegraph-" : "fold-", OUTFILE_STDOUT);
-	FILE *f = oerr ? NULL : of.is_stdout ? stdout : fdopen(of.fd, "w");
-	if (!oerr && !f)
-		oerr = -errno;
-	/* The temporary is 0600; a profile's text or drawing is for sharing,
-	 * as a shell's > would leave it. */
-	if (f && !of.direct)
-		fchmod(of.fd, 0644);
-	if (!f) {
+	FILE *f;
+	int oerr = out_open_shared(out, flame ? "flamegraph-" : "fold-", &of, &f);
+	if (oerr) {
 		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-oerr));
 		outfile_close(&of);
 		fold_free(&cur);
@@ -531,14 +541,9 @@ static int cmd_pprof(int argc, char **argv)
 	}
 	fold_report(cli.fold.input, &r.fold);
 	struct outfile of;
-	int oerr = outfile_open(&of, out, "pprof-", OUTFILE_STDOUT);
-	FILE *f = oerr ? NULL : of.is_stdout ? stdout : fdopen(of.fd, "w");
-	if (!oerr && !f)
-		oerr = -errno;
-	/* a profile is for sharing, as a shell's > would leave it */
-	if (f && !of.direct)
-		fchmod(of.fd, 0644);
-	if (!f) {
+	FILE *f;
+	int oerr = out_open_shared(out, "pprof-", &of, &f);
+	if (oerr) {
 		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-oerr));
 		outfile_close(&of);
 		pprof_free(&r);
