@@ -1,0 +1,104 @@
+/*
+ * abi.h - the marker channel shared by libpsrec-marker (the program) and
+ * psrec (the reader): one memfd, a control page then a data ring.
+ * Versioned: a reader refuses a magic or version it does not know.
+ *
+ * Who makes it:
+ *  - `psrec -- CMD`: psrec creates and seals the memfd, sets consumer to
+ *    its pid and passes the fd number in PSREC_MARKER_FD (not close-on-
+ *    exec, so the command's children share it);
+ *  - otherwise the library creates one when it loads, named
+ *    PSREC_MARKER_MEMFD_NAME, and keeps its fd open: `psrec -p PID` finds
+ *    it in /proc/PID/fd ("/memfd:psrec-marker (deleted)"), checks the
+ *    magic and the seals, and claims it by CAS of consumer 0 -> its pid.
+ * Either side seals it (F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL) before
+ * anyone maps it, so neither can be made to fault by the other's
+ * ftruncate.
+ *
+ * The ring (data_size bytes, a power of two, at ctl_size): free-running
+ * byte counters head (producers) and tail (the consumer). Records are
+ * 8-aligned and never wrap: a producer whose record would cross the end
+ * first fills the rest with a PAD record. Producer:
+ *    h = head; t = load-acquire tail; off = h & (size-1);
+ *    pad = off + need > size ? size - off : 0;
+ *    if h + pad + need - t > size: dropped++, return;
+ *    CAS head h -> h + pad + need (retry from the top on failure);
+ *    write PAD (if any) and the record, each published last by a
+ *    release store of its nonzero size.
+ * Consumer: at tail, load-acquire size; 0 = not yet committed (stop
+ * there until the next pass); else copy the record out, zero its bytes,
+ * then release-store tail += size. Zeroing before the release is what
+ * keeps "size 0 = uncommitted" true when producers come round again.
+ * The consumer treats everything in the ring as untrusted: a size that
+ * is not 8-aligned, below the header, or past the end stops the channel.
+ *
+ * Producers write only while consumer != 0 (the absent path is that one
+ * load). A reader that stops sets consumer 0, then drains what was
+ * committed. A reader that attaches zeroes [tail, head) (committed but
+ * never read by an earlier one) and sets tail = head before it claims.
+ */
+#ifndef PSREC_MARKER_ABI_H
+#define PSREC_MARKER_ABI_H
+
+#include <stdint.h>
+
+#define PSREC_MARKER_ENV        "PSREC_MARKER_FD"
+#define PSREC_MARKER_OFF_ENV    "PSREC_MARKER"      /* "0": the library stays off */
+#define PSREC_MARKER_MEMFD_NAME "psrec-marker"
+#define PSREC_MARKER_MAGIC      0x4b52414d43525350ULL /* "PSRCMARK" little-endian */
+#define PSREC_MARKER_VERSION    1
+#define PSREC_MARKER_CTL_SIZE   4096u
+#define PSREC_MARKER_DATA_SIZE  (4u << 20)          /* default ring */
+
+/* The control page. Atomics are accessed with __atomic builtins. */
+struct psrec_marker_ctl {
+	uint64_t magic;         /* written last by the creator (release) */
+	uint32_t version;
+	uint32_t ctl_size;      /* offset of the ring */
+	uint64_t data_size;     /* power of two, >= 64 KiB */
+	uint32_t creator;       /* pid that created it */
+	uint32_t pad0;
+	uint8_t  line0[32];
+	/* offset 64: the reader's */
+	uint32_t consumer;      /* pid of the psrec reading; 0: none */
+	uint32_t epoch;         /* +1 at each claim */
+	uint64_t tail;
+	uint8_t  line1[48];
+	/* offset 128: the producers' */
+	uint64_t head;
+	uint8_t  line2[56];
+	/* offset 192: counters, only ever incremented by producers */
+	uint64_t dropped;       /* markers lost: the ring was full */
+	uint64_t truncated;     /* markers cut to PSREC_MARK_MAX */
+};
+
+/* Record kinds. Unknown kinds are skipped by size (forward compatible). */
+#define PSREC_MK_PAD        0
+#define PSREC_MK_TEXT       1
+#define PSREC_MK_BYTES      2
+#define PSREC_MK_SPAN_BEGIN 3
+#define PSREC_MK_SPAN_END   4
+
+#define PSREC_MKF_TRUNCATED 1   /* the payload was longer than PSREC_MARK_MAX */
+
+/* One record in the ring; a PAD record uses only size and kind. */
+struct psrec_marker_rec {
+	uint32_t size;          /* whole record, 8-aligned; 0 = uncommitted */
+	uint16_t kind;          /* PSREC_MK_* */
+	uint16_t flags;         /* PSREC_MKF_* */
+	uint32_t type;          /* BYTES: the program's type; else 0 */
+	uint32_t len;           /* payload bytes */
+	uint64_t time;          /* CLOCK_MONOTONIC ns */
+	uint32_t pid, tid;
+	uint64_t ip;            /* the caller's return address */
+	uint32_t cpu;           /* sched_getcpu(), or ~0 */
+	uint32_t res;
+	/* len payload bytes follow, then zero padding to 8 */
+};
+
+#define PSREC_MARKER_REC_HDR 48u
+
+_Static_assert(sizeof(struct psrec_marker_rec) == PSREC_MARKER_REC_HDR, "marker record header");
+_Static_assert(sizeof(struct psrec_marker_ctl) == 208, "marker control page layout");
+
+#endif

@@ -1,0 +1,325 @@
+/*
+ * tp.c - markers as samples of the tracepoint psrec:marker (see tp.h).
+ */
+#include "tp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+bool marker_tp_is(const struct pd_attr *a)
+{
+	return a->type == PD_TYPE_TRACEPOINT && a->config == MARKER_TP_CONFIG;
+}
+
+void marker_tp_attr(struct pd_attr *a, const struct pd_attr *base)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = PD_TYPE_TRACEPOINT;
+	a->size = base->size;
+	a->config = MARKER_TP_CONFIG;
+	a->sample_period = 1;
+	a->sample_type = MARKER_TP_SAMPLE_TYPE | (base->sample_type & PD_SAMPLE_CPU);
+	/* perf refuses attrs that disagree on sample_id_all; the clock must
+	 * be the samples' for the markers to fall between them. */
+	a->flags = base->flags & (PD_ATTR_SAMPLE_ID_ALL | PD_ATTR_USE_CLOCKID);
+	a->clockid = base->clockid;
+}
+
+/* What tracefs says of a 4 KiB-page ring on x86_64 and arm64 (perf wants
+ * a header_page; nothing here is read from it for psrec's event). */
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const char event_format[] =
+	"name: " MARKER_TP_EVENT "\n"
+	"ID: " STR(65000) "\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:__data_loc char[] msg;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int kind;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int type;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int flags;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned char[] data;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%s\", __get_str(msg)\n";
+
+_Static_assert(MARKER_TP_CONFIG == 65000, "the format's ID");
+
+static int put_section(struct buf *b, const char *name, const char *text, size_t len)
+{
+	int err = name ? buf_append(b, name, strlen(name) + 1) : 0;
+	if (!err)
+		err = buf_append_u64(b, len);
+	if (!err)
+		err = buf_append(b, text, len);
+	return err;
+}
+
+int marker_tp_tracing_data(struct buf *b)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	long page = sysconf(_SC_PAGESIZE);
+	int err = buf_append(b, magic, sizeof(magic));
+	if (!err)
+		err = buf_append(b, "0.6", 4);
+	uint8_t endian_long[2] = { 0, (uint8_t)sizeof(long) };
+	if (!err)
+		err = buf_append(b, endian_long, 2);
+	if (!err)
+		err = buf_append_u32(b, (uint32_t)(page > 0 ? page : 4096));
+	if (!err)
+		err = put_section(b, "header_page", header_page, sizeof(header_page) - 1);
+	if (!err)
+		err = put_section(b, "header_event", header_event, sizeof(header_event) - 1);
+	if (!err)
+		err = buf_append_u32(b, 0); /* ftrace formats */
+	if (!err)
+		err = buf_append_u32(b, 1); /* systems */
+	if (!err)
+		err = buf_append(b, MARKER_TP_SYSTEM, sizeof(MARKER_TP_SYSTEM));
+	if (!err)
+		err = buf_append_u32(b, 1);
+	if (!err)
+		err = put_section(b, NULL, event_format, sizeof(event_format) - 1);
+	if (!err)
+		err = buf_append_u32(b, 0); /* kallsyms */
+	if (!err)
+		err = buf_append_u32(b, 0); /* printk formats */
+	if (!err)
+		err = buf_append_u64(b, 0); /* saved cmdlines */
+	return err;
+}
+
+/* Length of the UTF-8 sequence at p (n bytes left), 0 if not valid. */
+static size_t utf8_len(const uint8_t *p, size_t n)
+{
+	uint8_t c = p[0];
+	size_t len;
+	uint32_t min;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0) {
+		len = 2;
+		min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3;
+		min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	uint32_t cp = c & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Escape p into b: what perf script can print on one line. Returns
+ * whether anything needed escaping. */
+static bool escape(struct buf *b, const uint8_t *p, size_t n, int *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	bool changed = false;
+	for (size_t i = 0; i < n && !*err;) {
+		size_t l = utf8_len(p + i, n - i);
+		if (l == 1 && p[i] >= 0x20 && p[i] != 0x7f && p[i] != '\\') {
+			*err = buf_append(b, p + i, 1);
+		} else if (l > 1) {
+			*err = buf_append(b, p + i, l);
+		} else {
+			char e[4] = { '\\', '\\', 0, 0 };
+			size_t el = 2;
+			if (p[i] != '\\') {
+				e[1] = 'x';
+				e[2] = hex[p[i] >> 4];
+				e[3] = hex[p[i] & 15];
+				el = 4;
+			}
+			*err = buf_append(b, e, el);
+			changed = true;
+			l = 1;
+		}
+		i += l;
+	}
+	return changed;
+}
+
+/* The msg of a marker into b (NUL-terminated); *exact: msg is the
+ * payload byte for byte. */
+static int render(struct buf *b, const struct psrec_marker_rec *rec, const uint8_t *payload, bool *exact)
+{
+	static const char hex[] = "0123456789abcdef";
+	int err = 0;
+	char pre[48];
+	*exact = false;
+	switch (rec->kind) {
+	case PSREC_MK_TEXT:
+		*exact = !escape(b, payload, rec->len, &err);
+		break;
+	case PSREC_MK_SPAN_BEGIN:
+	case PSREC_MK_SPAN_END:
+		err = buf_append(b, rec->kind == PSREC_MK_SPAN_BEGIN ? "begin: " : "end: ",
+				 rec->kind == PSREC_MK_SPAN_BEGIN ? 7 : 5);
+		escape(b, payload, rec->len, &err);
+		break;
+	case PSREC_MK_BYTES: {
+		int n = snprintf(pre, sizeof(pre), "[type %u] ", rec->type);
+		err = buf_append(b, pre, (size_t)n);
+		size_t shown = rec->len < 64 ? rec->len : 64;
+		for (size_t i = 0; i < shown && !err; i++) {
+			char h[2] = { hex[payload[i] >> 4], hex[payload[i] & 15] };
+			err = buf_append(b, h, 2);
+		}
+		if (!err && shown < rec->len) {
+			n = snprintf(pre, sizeof(pre), "... (%u bytes)", rec->len);
+			err = buf_append(b, pre, (size_t)n);
+		}
+		break;
+	}
+	default: {
+		int n = snprintf(pre, sizeof(pre), "[kind %u] ", rec->kind);
+		err = buf_append(b, pre, (size_t)n);
+		escape(b, payload, rec->len, &err);
+		break;
+	}
+	}
+	if (!err && (rec->flags & PSREC_MKF_TRUNCATED)) {
+		err = buf_append(b, " [truncated]", 12);
+		*exact = false;
+	}
+	if (!err)
+		err = buf_append(b, "", 1);
+	return err;
+}
+
+int marker_tp_sample(struct buf *b, uint64_t sample_type, const struct psrec_marker_rec *rec,
+		     const uint8_t *payload)
+{
+	size_t start = b->len;
+	struct pd_event_header h = { PD_RECORD_SAMPLE, 2 /* PERF_RECORD_MISC_USER */, 0 };
+	int err = buf_append(b, &h, sizeof(h));
+	if (!err && (sample_type & PD_SAMPLE_IDENTIFIER))
+		err = buf_append_u64(b, MARKER_TP_ID);
+	if (!err && (sample_type & PD_SAMPLE_IP))
+		err = buf_append_u64(b, rec->ip);
+	if (!err && (sample_type & PD_SAMPLE_TID)) {
+		err = buf_append_u32(b, rec->pid);
+		if (!err)
+			err = buf_append_u32(b, rec->tid);
+	}
+	if (!err && (sample_type & PD_SAMPLE_TIME))
+		err = buf_append_u64(b, rec->time);
+	if (!err && (sample_type & PD_SAMPLE_CPU)) {
+		err = buf_append_u32(b, rec->cpu == ~0u ? 0 : rec->cpu);
+		if (!err)
+			err = buf_append_u32(b, 0);
+	}
+	if (!err && (sample_type & PD_SAMPLE_PERIOD))
+		err = buf_append_u64(b, 1);
+	if (err)
+		return err;
+	/* RAW: u32 size, then the fixed fields, msg, data. */
+	size_t raw_at = b->len;
+	err = buf_append_zeros(b, 4 + 28);
+	if (err)
+		return err;
+	size_t msg_at = b->len;
+	bool exact;
+	err = render(b, rec, payload, &exact);
+	size_t msg_len = b->len - msg_at;
+	size_t data_at = b->len, data_len = exact ? 0 : rec->len;
+	if (!err && data_len)
+		err = buf_append(b, payload, data_len);
+	if (err)
+		return err;
+	size_t raw_len = b->len - raw_at - 4;
+	/* The kernel pads RAW so that the record stays 8-aligned. */
+	size_t pad = (8 - (b->len - start) % 8) % 8;
+	err = buf_append_zeros(b, pad);
+	if (err)
+		return err;
+	raw_len += pad;
+	size_t total = b->len - start;
+	if (total > 0xffff || msg_len > 0xffff || data_len > 0xffff) {
+		b->len = start;
+		return -E2BIG;
+	}
+	uint8_t *raw = b->data + raw_at + 4;
+	uint32_t u32 = (uint32_t)raw_len;
+	memcpy(b->data + raw_at, &u32, 4);
+	uint16_t ctype = (uint16_t)MARKER_TP_CONFIG;
+	memcpy(raw, &ctype, 2);
+	int32_t pid = (int32_t)rec->pid;
+	memcpy(raw + 4, &pid, 4);
+	u32 = (uint32_t)(msg_len << 16 | (msg_at - raw_at - 4));
+	memcpy(raw + 8, &u32, 4);
+	u32 = rec->kind;
+	memcpy(raw + 12, &u32, 4);
+	u32 = rec->type;
+	memcpy(raw + 16, &u32, 4);
+	u32 = rec->flags;
+	memcpy(raw + 20, &u32, 4);
+	u32 = (uint32_t)(data_len << 16 | (data_at - raw_at - 4));
+	memcpy(raw + 24, &u32, 4);
+	uint16_t size = (uint16_t)total;
+	memcpy(b->data + start + 6, &size, 2);
+	return 0;
+}
+
+int marker_tp_decode(const uint8_t *raw, size_t len, struct marker_view *v)
+{
+	if (!raw || len < 28)
+		return -EINVAL;
+	uint16_t ctype;
+	uint32_t f[6];
+	memcpy(&ctype, raw, 2);
+	memcpy(&v->pid, raw + 4, 4);
+	memcpy(f, raw + 8, sizeof(uint32_t) * 5);
+	if (ctype != (uint16_t)MARKER_TP_CONFIG)
+		return -EINVAL;
+	size_t moff = f[0] & 0xffff, mlen = f[0] >> 16;
+	size_t doff = f[4] & 0xffff, dlen = f[4] >> 16;
+	if (moff > len || mlen > len - moff || doff > len || dlen > len - doff)
+		return -EINVAL;
+	v->kind = f[1];
+	v->type = f[2];
+	v->flags = f[3];
+	v->msg = (const char *)raw + moff;
+	/* The stored length counts the NUL. */
+	v->msg_len = mlen && raw[moff + mlen - 1] == '\0' ? mlen - 1 : mlen;
+	v->data = raw + doff;
+	v->data_len = dlen;
+	return 0;
+}
