@@ -8,16 +8,18 @@
  * sleeping 50 us when ahead. Every call is timed (one clock read between
  * two calls). A second thread burns CPU in flood_spin meanwhile. At the
  * end one line on stdout:
- *   sent=N seconds=S rate=R max_ns=M p999_ns=P over_1ms=K spin_cpu_s=C
+ *   sent=N seconds=S rate=R max_ns=M p999_ns=P over_1ms=K slept=Z spin_cpu_s=C
  * (N markers sent in S s, R a second; the slowest call M ns, 99.9% of them
- * at most P ns, K over 1 ms; C the CPU time flood_spin's thread had).
- * A marker call that blocked when the channel is full shows in max_ns
- * and in a rate below RATE.
+ * at most P ns, K over 1 ms, most of them preempted; Z the voluntary
+ * context switches of the emitting thread besides its pacing sleeps: a
+ * call that ever slept, waiting for room in the channel or in a syscall,
+ * makes it nonzero; C the CPU time flood_spin's thread had).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <psrec/marker.h>
@@ -67,7 +69,9 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, spinner, NULL) != 0)
 		return 1;
 	char msg[32] = "flood ";
-	uint64_t sent = 0, over = 0;
+	uint64_t sent = 0, over = 0, sleeps = 0;
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_THREAD, &ru0);
 	int64_t maxns = 0;
 	int64_t start = now_ns(CLOCK_MONOTONIC), end = start + (int64_t)(secs * 1e9), tnow = start;
 	while (tnow < end) {
@@ -75,6 +79,7 @@ int main(int argc, char **argv)
 		if (sent >= due) {
 			struct timespec ts = { 0, 50000 };
 			nanosleep(&ts, NULL);
+			sleeps++;
 			tnow = now_ns(CLOCK_MONOTONIC);
 			continue;
 		}
@@ -96,6 +101,8 @@ int main(int argc, char **argv)
 		sent += batch;
 	}
 	double took = (double)(tnow - start) / 1e9;
+	getrusage(RUSAGE_THREAD, &ru1);
+	long slept = (ru1.ru_nvcsw - ru0.ru_nvcsw) - (long)sleeps;
 	stop = 1;
 	pthread_join(t, NULL);
 	uint64_t acc = 0, p999 = 0;
@@ -106,8 +113,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	printf("sent=%llu seconds=%.3f rate=%.0f max_ns=%lld p999_ns=%llu over_1ms=%llu spin_cpu_s=%.3f\n",
+	printf("sent=%llu seconds=%.3f rate=%.0f max_ns=%lld p999_ns=%llu over_1ms=%llu slept=%ld spin_cpu_s=%.3f\n",
 	       (unsigned long long)sent, took, (double)sent / took, (long long)maxns, (unsigned long long)p999,
-	       (unsigned long long)over, spin_cpu);
+	       (unsigned long long)over, slept < 0 ? 0 : slept, spin_cpu);
 	return 0;
 }
