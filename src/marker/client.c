@@ -62,8 +62,10 @@ static size_t mk_maplen;
 static int mk_fd = -1;          /* the channel's fd when the library made it */
 static unsigned mk_forkgen = 1; /* +1 in each fork child */
 
-/* pid and tid per thread (getpid/gettid are syscalls, ~200 ns here),
- * valid while gen == mk_forkgen. initial-exec: no __tls_get_addr call. */
+/* pid and tid per thread (getpid and gettid are syscalls, ~200 ns here),
+ * valid while gen == mk_forkgen. initial-exec: no __tls_get_addr call.
+ * (Caching tail here too would save nothing: consumer, loaded by every
+ * call, shares its cache line.) */
 struct mk_ids {
 	unsigned gen;
 	uint32_t pid, tid;
@@ -270,8 +272,31 @@ MK_INLINE const struct mk_ids *mk_ids_get(void)
 	return ids;
 }
 
-/* One record into the ring per abi.h; errno is the caller's to keep. */
-MK_INLINE void mk_emit(struct psrec_marker_ctl *c, uint16_t kind, uint32_t type, const void *p,
+/* The payload and its zero padding to 8 (the reader zeroes what it frees,
+ * but a record must not carry what a careless one left). Short ones by
+ * words: gcc inlines a memcpy of unknown length as rep movsq, whose
+ * start-up alone costs more than copying 16 bytes. */
+MK_INLINE void mk_copy(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t words = len / 8, rest = len % 8;
+	if (len > 256) {
+		memcpy(dst, src, words * 8);
+	} else {
+		for (size_t i = 0; i < words; i++) {
+			uint64_t w;
+			memcpy(&w, src + 8 * i, 8);
+			memcpy(dst + 8 * i, &w, 8);
+		}
+	}
+	if (rest) {
+		uint64_t w = 0;
+		memcpy(&w, src + 8 * words, rest);
+		memcpy(dst + 8 * words, &w, 8);
+	}
+}
+
+/* One record into the ring per abi.h, or a drop counted. */
+MK_INLINE void mk_emit(struct psrec_marker_ctl *c, uint16_t kind, uint32_t type, const uint8_t *p,
 		       size_t len, uint64_t ip)
 {
 	uint16_t flags = 0;
@@ -284,7 +309,7 @@ MK_INLINE void mk_emit(struct psrec_marker_ctl *c, uint16_t kind, uint32_t type,
 	uint64_t size = mk_size, mask = size - 1;
 	uint64_t h = __atomic_load_n(&c->head, __ATOMIC_RELAXED), pad;
 	for (;;) {
-		/* acquire: the consumer zeroed the bytes before it moved tail
+		/* acquire: the reader zeroed the bytes before it moved tail
 		 * past them, and our writes must come after its zeroing. */
 		uint64_t t = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE);
 		uint64_t off = h & mask;
@@ -313,10 +338,14 @@ MK_INLINE void mk_emit(struct psrec_marker_ctl *c, uint16_t kind, uint32_t type,
 		h += pad;
 	}
 	struct psrec_marker_rec *r = (struct psrec_marker_rec *)(data + (h & mask));
+	/* Only these may touch errno (a failing sched_getcpu sets it); the
+	 * drop path above leaves it alone without paying for a save. */
+	int saved = errno;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	const struct mk_ids *ids = mk_ids_get();
 	int cpu = sched_getcpu();
+	errno = saved;
 
 	r->kind = kind;
 	r->flags = flags;
@@ -328,14 +357,7 @@ MK_INLINE void mk_emit(struct psrec_marker_ctl *c, uint16_t kind, uint32_t type,
 	r->ip = ip;
 	r->cpu = cpu < 0 ? ~0u : (uint32_t)cpu;
 	r->res = 0;
-	uint8_t *payload = (uint8_t *)(r + 1);
-	if (len)
-		memcpy(payload, p, len);
-	/* The consumer zeroes what it frees, but a record must not carry
-	 * whatever a careless one left in its padding. */
-	size_t tail = need - PSREC_MARKER_REC_HDR - len;
-	if (tail)
-		memset(payload + len, 0, tail);
+	mk_copy((uint8_t *)(r + 1), p, len);
 	__atomic_store_n(&r->size, (uint32_t)need, __ATOMIC_RELEASE);
 }
 
@@ -345,11 +367,9 @@ MK_INLINE void mk_emit(struct psrec_marker_ctl *c, uint16_t kind, uint32_t type,
 static __attribute__((noinline)) void mk_send(struct psrec_marker_ctl *c, uint16_t kind,
 					      uint32_t type, const void *p, size_t len, uint64_t ip)
 {
-	int saved = errno;
 	c = mk_ready(c);
 	if (c)
 		mk_emit(c, kind, type, p, len, ip);
-	errno = saved;
 }
 
 /* A span's name: its strlen only once someone listens. */
@@ -375,7 +395,7 @@ static __attribute__((noinline)) void mk_vmark(struct psrec_marker_ctl *c, uint6
 		 * bytes, and mk_emit cuts there and flags it. n < 0:
 		 * nothing sensible to send. */
 		if (n >= 0)
-			mk_emit(c, PSREC_MK_TEXT, 0, buf, (size_t)n, ip);
+			mk_emit(c, PSREC_MK_TEXT, 0, (const uint8_t *)buf, (size_t)n, ip);
 	}
 	errno = saved;
 }
