@@ -363,6 +363,12 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 		case OPTIONS_KEY_BUILDID_ALL:
 			o->cfg.buildid_all = true;
 			break;
+		case OPTIONS_KEY_NO_MARKERS:
+			o->cfg.markers = CONFIG_MARKERS_OFF;
+			break;
+		case OPTIONS_KEY_MARKERS:
+			o->cfg.markers = CONFIG_MARKERS_ON;
+			break;
 		case 'z':
 			o->cfg.compress_level = 1;
 			if (optarg) {

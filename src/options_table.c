@@ -71,6 +71,11 @@ const struct options_spec options_table[] = {
 	  "for perf report -i - / perf script -i -", GROUP_OPTIONS },
 	{ 'z', "compression-level", OPTIONS_ARG_OPTIONAL, "N", "1",
 	  "compress the ring data with zstd level N (1-22), like perf record -z", GROUP_OPTIONS },
+	{ OPTIONS_KEY_MARKERS, "markers", OPTIONS_ARG_NONE, NULL, NULL,
+	  "read the markers the program sends with psrec_mark (libpsrec-marker) even when psrec "
+	  "cannot tell it uses them (a script, a library loaded later)", GROUP_OPTIONS },
+	{ OPTIONS_KEY_NO_MARKERS, "no-markers", OPTIONS_ARG_NONE, NULL, NULL,
+	  "do not read them, even from a program that uses them", GROUP_OPTIONS },
 	{ 'k', "clockid", OPTIONS_ARG_REQUIRED, "CLOCK", "monotonic",
 	  "clock for timestamps: monotonic, monotonic_raw, realtime, boottime, tai", GROUP_OPTIONS },
 	{ 'q', "quiet", OPTIONS_ARG_NONE, NULL, NULL,

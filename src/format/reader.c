@@ -144,8 +144,14 @@ static int open_pipe(struct reader *r, struct err *e)
 				r->pipe_feat[feat].p = r->base + pos + 16;
 				r->pipe_feat[feat].len = h.size - 16u;
 			}
+		} else if (h.type == PD_RECORD_HEADER_TRACING_DATA) {
+			uint64_t n = walk_trailer(r->base + pos, &h);
+			if (n > r->len - pos - h.size)
+				break;
+			r->pipe_feat[PD_FEAT_TRACING_DATA].p = r->base + pos + h.size;
+			r->pipe_feat[PD_FEAT_TRACING_DATA].len = (size_t)n;
 		}
-		pos += h.size;
+		pos += h.size + walk_trailer(r->base + pos, &h);
 	}
 	if (nr == 0 && pos == r->data_begin) {
 		/* Not one whole record: a stream whose writer was killed at
@@ -174,7 +180,7 @@ static int open_pipe(struct reader *r, struct err *e)
 			a->ids = dst;
 			dst += a->nr_ids;
 		}
-		pos += h.size;
+		pos += h.size + walk_trailer(r->base + pos, &h);
 	}
 	return 0;
 }
@@ -552,7 +558,11 @@ static int next_raw(struct reader *r, struct reader_record *rec, struct err *e)
 	rec->misc = h.misc;
 	rec->size = h.size;
 	rec->data = r->base + r->pos;
-	r->pos += h.size;
+	uint64_t trailer = walk_trailer(rec->data, &h);
+	if (trailer > r->data_end - r->pos - h.size)
+		return err_set(e, -EINVAL, "record at offset %" PRIu64 " (type %u) is followed by %" PRIu64 " bytes of data past the end at %" PRIu64,
+			       r->pos, h.type, trailer, r->data_end);
+	r->pos += h.size + trailer;
 	release_behind(r);
 	return 1;
 }

@@ -35,3 +35,11 @@ enum walk_verdict walk_iov(const struct iovec *iov, int n, size_t end, size_t po
 		iov_copy(iov, n, pos, h, sizeof(*h));
 	return walk_check(h, left);
 }
+
+uint64_t walk_trailer(const uint8_t *rec, const struct pd_event_header *h)
+{
+	uint32_t n = 0;
+	if (h->type == PD_RECORD_HEADER_TRACING_DATA && h->size >= 12)
+		memcpy(&n, rec + 8, sizeof(n));
+	return n;
+}

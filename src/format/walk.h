@@ -41,4 +41,9 @@ enum walk_verdict walk_mem(const uint8_t *base, uint64_t end, uint64_t pos, stru
 enum walk_verdict walk_iov(const struct iovec *iov, int n, size_t end, size_t pos,
 			   struct pd_event_header *h);
 
+/* Bytes that follow a whole record outside it: HEADER_TRACING_DATA
+ * (pipe mode) carries its data after the record, u32 size at offset 8.
+ * 0 for every other type, and for a record too short to say. */
+uint64_t walk_trailer(const uint8_t *rec, const struct pd_event_header *h);
+
 #endif

@@ -87,6 +87,15 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	return 0;
 }
 
+int writer_rewrite_attr(struct writer *w, size_t i, const struct pd_attr *attr)
+{
+	if (w->pipe || (i + 1) * PD_FILE_ATTR_SIZE > w->hdr.attrs.size)
+		return -EINVAL;
+	struct pd_attr a = *attr;
+	a.size = PD_ATTR_SIZE;
+	return io_pwrite_all(w->fd, &a, sizeof(a), w->hdr.attrs.offset + i * PD_FILE_ATTR_SIZE);
+}
+
 /* Append to the pipe, then account it. */
 static int pipe_put(struct writer *w, const void *p, size_t len)
 {
@@ -142,8 +151,22 @@ int writer_begin_pipe(struct writer *w, int fd, const struct writer_event *ev, s
 		err = pipe_put(w, rec, size);
 	}
 	for (size_t i = 0; i < nr_features && !err; i++) {
-		if (f[i].id < PD_FEAT_PERF61_LAST)
+		if (f[i].id < PD_FEAT_PERF61_LAST && f[i].id != PD_FEAT_TRACING_DATA)
 			err = writer_append_feature(w, &f[i]);
+	}
+	/* Tracing data travels as its own record, the data after it (not
+	 * inside: it may pass 64 KiB), its size padded to 8 as perf checks. */
+	for (size_t i = 0; i < nr_features && !err; i++) {
+		if (f[i].id != PD_FEAT_TRACING_DATA)
+			continue;
+		static const uint8_t zeros[8];
+		size_t pad = (8 - f[i].len % 8) % 8;
+		struct pd_event_header h = { PD_RECORD_HEADER_TRACING_DATA, 0, 16 };
+		uint32_t sz[2] = { (uint32_t)(f[i].len + pad), 0 };
+		struct iovec iov[4] = {
+			{ &h, sizeof(h) }, { sz, sizeof(sz) }, { (void *)f[i].data, f[i].len }, { (void *)zeros, pad },
+		};
+		err = writer_append(w, iov, 4);
 	}
 	return err;
 }

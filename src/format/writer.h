@@ -68,9 +68,18 @@ struct writer_feature {
 int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr);
 
 /*
+ * Overwrite the i-th attr in place (file mode; same size, so nothing
+ * moves): an event whose final form needs a feature section only the
+ * end of the file carries. -errno.
+ */
+int writer_rewrite_attr(struct writer *w, size_t i, const struct pd_attr *attr);
+
+/*
  * Pipe mode: write the pipe header, a HEADER_ATTR and an EVENT_UPDATE
  * (name) per event, and a HEADER_FEATURE record per feature (ids < 32
- * only; perf 6.1 rejects larger ones). No end marker is written.
+ * only; perf 6.1 rejects larger ones), but TRACING_DATA, which goes as a
+ * HEADER_TRACING_DATA record followed by its data, as perf writes it. No
+ * end marker is written.
  */
 int writer_begin_pipe(struct writer *w, int fd, const struct writer_event *ev, size_t nr,
 		      const struct writer_feature *f, size_t nr_features);

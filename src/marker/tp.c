@@ -10,15 +10,18 @@
 
 bool marker_tp_is(const struct pd_attr *a)
 {
-	return a->type == PD_TYPE_TRACEPOINT && a->config == MARKER_TP_CONFIG;
+	if (a->type == PD_TYPE_TRACEPOINT)
+		return a->config == MARKER_TP_CONFIG;
+	return a->type == PD_TYPE_SOFTWARE && a->config == MARKER_SW_BPF_OUTPUT && a->config1 == MARKER_TP_MAGIC;
 }
 
-void marker_tp_attr(struct pd_attr *a, const struct pd_attr *base)
+void marker_tp_attr(struct pd_attr *a, const struct pd_attr *base, bool final)
 {
 	memset(a, 0, sizeof(*a));
-	a->type = PD_TYPE_TRACEPOINT;
+	a->type = final ? PD_TYPE_TRACEPOINT : PD_TYPE_SOFTWARE;
 	a->size = base->size;
-	a->config = MARKER_TP_CONFIG;
+	a->config = final ? MARKER_TP_CONFIG : MARKER_SW_BPF_OUTPUT;
+	a->config1 = final ? 0 : MARKER_TP_MAGIC;
 	a->sample_period = 1;
 	a->sample_type = MARKER_TP_SAMPLE_TYPE | (base->sample_type & PD_SAMPLE_CPU);
 	/* perf refuses attrs that disagree on sample_id_all; the clock must

@@ -45,12 +45,26 @@
 #define MARKER_TP_SAMPLE_TYPE (PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME | \
 			       PD_SAMPLE_PERIOD | PD_SAMPLE_RAW)
 
-/* Whether attr is the marker event (by type and config). */
+/*
+ * Until a file is finished the same event is a software bpf-output
+ * (config PERF_COUNT_SW_BPF_OUTPUT, config1 MARKER_TP_MAGIC), which perf
+ * reads without tracing data: perf refuses outright a file with a
+ * tracepoint attr and no TRACING_DATA, which is what a recording killed
+ * with -9 would be (its features are written at the end). Finishing
+ * rewrites the attr in place to the tracepoint. The samples are the same
+ * in both forms; perf script shows a killed file's markers as bpf-output
+ * dumps, psrec markers reads both.
+ */
+#define MARKER_TP_MAGIC  0x72656b72616d6370ULL /* "pcmarker" */
+#define MARKER_SW_BPF_OUTPUT 10
+
+/* Whether attr is the marker event, in either form. */
 bool marker_tp_is(const struct pd_attr *a);
 
 /* The marker attr, matching base (one of the recording's kernel attrs:
- * its clock, sample_id_all and whether samples carry CPU). */
-void marker_tp_attr(struct pd_attr *a, const struct pd_attr *base);
+ * its clock, sample_id_all and whether samples carry CPU); final: the
+ * tracepoint, else the bpf-output form. */
+void marker_tp_attr(struct pd_attr *a, const struct pd_attr *base, bool final);
 
 /* Append the HEADER_TRACING_DATA payload that describes psrec:marker
  * (version 0.6, a built-in header_page and header_event). -ENOMEM. */

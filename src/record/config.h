@@ -15,6 +15,13 @@
 #include "record/evspec.h"
 #include "record/rotate.h"
 
+/* Markers (record/markers.h): read them when the program uses them
+ * (AUTO: the command links libpsrec-marker, a -p process has its
+ * channel), always, or never. */
+#define CONFIG_MARKERS_AUTO 0
+#define CONFIG_MARKERS_ON   1
+#define CONFIG_MARKERS_OFF  2
+
 struct record_config {
 	struct evspec_list events;
 	uint64_t freq;          /* samples per second (when period == 0) */
@@ -39,6 +46,7 @@ struct record_config {
 	/* Build-ids (-B, -N, --buildid-all). */
 	bool no_buildid;        /* none in MMAP2, no BUILD_ID feature, no cache */
 	bool no_buildid_cache;  /* no copies into ~/.debug */
+	int markers;            /* CONFIG_MARKERS_*: --markers, --no-markers */
 	bool buildid_all;       /* every mapped DSO, not only those hit */
 	/* --switch-output, --switch-max-files, --switch-output-command:
 	 * chunks OUTPUT.<timestamp> (mode ROTATE_NONE: one file). */

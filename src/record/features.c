@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "format/feature.h"
+#include "marker/tp.h"
 #include "record/cpucache.h"
 #include "record/numa.h"
 #include "record/pmu.h"
@@ -61,18 +62,32 @@ static int pmu_caps(struct buf *b, const struct pmu_list *l)
 	return feature_pmu_caps(b, ordered, n);
 }
 
-static int feature_events(struct buf *b, const struct sampler *s)
+/* The recording's events: the sampler's, then psrec:marker if any. */
+static int events_of(const struct feature_inputs *in, const struct sampler_event **ev)
+{
+	const struct sampler *s = in->sampler;
+	size_t n = s->nr_events;
+	if (n + (in->marker != NULL) > FEATURES_MAX_EVENTS)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++)
+		ev[i] = &s->ev[i];
+	if (in->marker)
+		ev[n++] = in->marker;
+	return (int)n;
+}
+
+static int feature_events(struct buf *b, const struct feature_inputs *in)
 {
 	struct feature_event fev[FEATURES_MAX_EVENTS];
-	if (s->nr_events > FEATURES_MAX_EVENTS)
-		return -E2BIG;
-	for (size_t i = 0; i < s->nr_events; i++) {
-		fev[i].attr = &s->ev[i].attr;
-		fev[i].name = s->ev[i].name;
-		fev[i].ids = s->ev[i].ids;
-		fev[i].nr_ids = (uint32_t)s->ev[i].nr_ids;
+	const struct sampler_event *ev[FEATURES_MAX_EVENTS];
+	int n = events_of(in, ev);
+	for (int i = 0; i < n; i++) {
+		fev[i].attr = &ev[i]->attr;
+		fev[i].name = ev[i]->name;
+		fev[i].ids = ev[i]->ids;
+		fev[i].nr_ids = (uint32_t)ev[i]->nr_ids;
 	}
-	return feature_event_desc(b, fev, (uint32_t)s->nr_events);
+	return n < 0 ? n : feature_event_desc(b, fev, (uint32_t)n);
 }
 
 static int cmdline(struct buf *b, const struct record_config *o)
@@ -114,6 +129,8 @@ int features_build(const struct feature_inputs *in, struct features *out)
 	int err = in->machine ? 0 : features_machine_read(in, &own);
 	const struct features_machine *mp = in->machine ? in->machine : &own;
 
+	if (in->marker)
+		ADD(PD_FEAT_TRACING_DATA, marker_tp_tracing_data(b));
 	if (in->build_ids && in->build_ids->len)
 		ADD(PD_FEAT_BUILD_ID, buf_append(b, in->build_ids->data, in->build_ids->len));
 	if (h->hostname[0])
@@ -132,7 +149,7 @@ int features_build(const struct feature_inputs *in, struct features *out)
 	if (h->mem_total_kb)
 		ADD(PD_FEAT_TOTAL_MEM, feature_total_mem(b, h->mem_total_kb));
 	ADD(PD_FEAT_CMDLINE, cmdline(b, in->opts));
-	ADD(PD_FEAT_EVENT_DESC, feature_events(b, in->sampler));
+	ADD(PD_FEAT_EVENT_DESC, feature_events(b, in));
 	if (h->topo_ok) {
 		struct feature_topology t;
 		hostinfo_topology(h, &t);
@@ -179,26 +196,27 @@ void features_free(struct features *f)
 
 int features_write_header(struct writer *w, int fd, const struct feature_inputs *in)
 {
-	const struct sampler *s = in->sampler;
 	struct writer_event wev[FEATURES_MAX_EVENTS];
-	if (s->nr_events > FEATURES_MAX_EVENTS)
-		return -E2BIG;
-	for (size_t i = 0; i < s->nr_events; i++) {
-		wev[i].attr = &s->ev[i].attr;
-		wev[i].ids = s->ev[i].ids;
-		wev[i].nr_ids = s->ev[i].nr_ids;
-		wev[i].name = s->ev[i].name;
+	const struct sampler_event *ev[FEATURES_MAX_EVENTS];
+	int n = events_of(in, ev);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		wev[i].attr = &ev[i]->attr;
+		wev[i].ids = ev[i]->ids;
+		wev[i].nr_ids = ev[i]->nr_ids;
+		wev[i].name = ev[i]->name;
 	}
 	int err;
 	if (in->pipe) {
 		struct features f;
 		err = features_build(in, &f);
 		if (!err)
-			err = writer_begin_pipe(w, fd, wev, s->nr_events, f.f, f.nr);
+			err = writer_begin_pipe(w, fd, wev, (size_t)n, f.f, f.nr);
 		features_free(&f);
 		return err;
 	}
-	err = writer_begin(w, fd, wev, s->nr_events);
+	err = writer_begin(w, fd, wev, (size_t)n);
 	if (err || !in->compress)
 		return err;
 	/* The decompression parameters as a record at the start of the data,

@@ -7,8 +7,10 @@
  * PMU_MAPPINGS, CACHE, SAMPLE_TIME, MEM_TOPOLOGY, BPF_PROG_INFO, BPF_BTF,
  * CPU_PMU_CAPS (when there is a "cpu" PMU) and PMU_CAPS, BUILD_ID when
  * the caller made one (record/buildids.h), plus CLOCKID and
- * CLOCK_DATA (psrec always records with a set clock) and COMPRESSED with
- * -z. A fact the machine does not expose leaves its feature out. Pipe
+ * CLOCK_DATA (psrec always records with a set clock), COMPRESSED with
+ * -z, and TRACING_DATA when the recording has psrec:marker (its format,
+ * marker/tp.h); that event follows the sampler's in the attrs and
+ * EVENT_DESC. A fact the machine does not expose leaves its feature out. Pipe
  * mode leaves out CACHE too, as perf does ("full header only").
  */
 #ifndef PSREC_RECORD_FEATURES_H
@@ -54,6 +56,7 @@ struct feature_inputs {
 	uint32_t mmap_len;                  /* largest decompressed record */
 	const struct buf *build_ids;        /* BUILD_ID payload (NULL: none) */
 	const struct features_machine *machine; /* NULL: read from sysfs */
+	const struct sampler_event *marker; /* psrec:marker (then TRACING_DATA), or NULL */
 };
 
 /* The inputs known once the events are open; the clocks are read now

@@ -3,12 +3,14 @@
  */
 #include "launch.h"
 
+#include "marker/abi.h"
 #include "record/pidfd.h"
 #include "util/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,10 +104,18 @@ int launch_check_interpreter(const char *name, const char *path, struct err *e)
 }
 
 static void child_run(int go, int ex, const char *path, char *const argv[], const sigset_t *mask,
-		      bool stdout_to_stderr)
+		      bool stdout_to_stderr, int marker_fd)
 {
 	char byte;
 	size_t n = 0;
+
+	/* The marker channel, for the command and what it starts. */
+	if (marker_fd >= 0) {
+		char num[16];
+		snprintf(num, sizeof(num), "%d", marker_fd);
+		if (fcntl(marker_fd, F_SETFD, 0) < 0 || setenv(PSREC_MARKER_ENV, num, 1) < 0)
+			unsetenv(PSREC_MARKER_ENV);
+	}
 
 	if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		_exit(126);
@@ -124,7 +134,7 @@ static void child_run(int go, int ex, const char *path, char *const argv[], cons
 }
 
 int launch_fork(struct launch *c, const char *path, char *const argv[],
-		const sigset_t *child_mask, bool stdout_to_stderr, struct err *e)
+		const sigset_t *child_mask, bool stdout_to_stderr, int marker_fd, struct err *e)
 {
 	int go[2], ex[2];
 
@@ -148,7 +158,7 @@ int launch_fork(struct launch *c, const char *path, char *const argv[],
 	if (pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child_run(go[0], ex[1], path, argv, child_mask, stdout_to_stderr);
+		child_run(go[0], ex[1], path, argv, child_mask, stdout_to_stderr, marker_fd);
 	}
 	close(go[0]);
 	close(ex[1]);

@@ -48,10 +48,11 @@ int launch_check_interpreter(const char *name, const char *path, struct err *e);
  * Fork the child: it restores child_mask as its signal mask, waits for
  * launch_exec(), then execs path with argv (environ unchanged). With
  * stdout_to_stderr its standard output goes to psrec's standard error
- * (stdout carries the recording in pipe mode).
+ * (stdout carries the recording in pipe mode). marker_fd >= 0: the
+ * child keeps it open across exec and names it in PSREC_MARKER_FD.
  */
 int launch_fork(struct launch *c, const char *path, char *const argv[],
-		const sigset_t *child_mask, bool stdout_to_stderr, struct err *e);
+		const sigset_t *child_mask, bool stdout_to_stderr, int marker_fd, struct err *e);
 
 /* Release the child and wait until its exec has succeeded (0) or failed
  * (-errno of execve, with the child gone and reaped). */

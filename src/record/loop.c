@@ -68,6 +68,19 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	}
 	ring_tally_add(&st->tally, &pass);
 	ring_tally_add(&st->chunk, &pass);
+	if (!err && c->markers) {
+		err = markers_drain(c->markers);
+		struct buf *mb = &c->markers->out;
+		size_t len;
+		struct iovec in = { mb->data, mb->len };
+		if (!err && mb->len)
+			err = compress_span(c->compress, &in, 1, &len);
+		if (!err && mb->len) {
+			struct iovec out = { c->compress->out, len };
+			err = writer_append(w, &out, 1);
+			wrote = true;
+		}
+	}
 	if (!err && wrote)
 		err = writer_round(w);
 	if (err)
@@ -77,7 +90,7 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	return 0;
 }
 
-/* One pass over every ring; iov has room for 2 per ring + 1. carry: the
+/* One pass over every ring; iov has room for 2 per ring + 2. carry: the
  * pass that closes a chunk (loop_switch). */
 static int drain_pass(struct sampler *s, struct writer *w, const struct loop_config *c,
 		      struct loop_stats *st, struct iovec *iov, struct buf *carry)
@@ -97,6 +110,17 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 		}
 		n += k;
 		total += bytes;
+	}
+	/* The markers after the rings' records, before the round: perf
+	 * sorts them in among this pass's samples. */
+	if (c->markers) {
+		int err = markers_drain(c->markers);
+		if (err)
+			return err;
+		iov[n].iov_base = c->markers->out.data;
+		iov[n].iov_len = c->markers->out.len;
+		n += c->markers->out.len > 0;
+		total += c->markers->out.len;
 	}
 	if (total == 0)
 		return 0;
@@ -170,7 +194,7 @@ uint64_t loop_lost(const struct ring_tally *t)
 int loop_drain(struct sampler *s, struct writer *w, const struct loop_config *c,
 	       struct loop_stats *st)
 {
-	struct iovec *iov = calloc(2 * s->nr_cpus + 1, sizeof(*iov));
+	struct iovec *iov = calloc(2 * s->nr_cpus + 2, sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
 	int err = drain_pass(s, w, c, st, iov, NULL);
@@ -245,7 +269,7 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 {
 	size_t nr = s->nr_cpus;
 	int *polled = calloc(nr ? nr : 1, sizeof(*polled));
-	struct iovec *iov = calloc(2 * nr + 1, sizeof(*iov));
+	struct iovec *iov = calloc(2 * nr + 2, sizeof(*iov));
 	struct epoll_event evs[64];
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int ret = 0;
@@ -274,6 +298,12 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	while (!st->end_reason) {
 		uint64_t now = now_ms();
 		int timeout = LOOP_DRAIN_MS;
+		if (c->markers) {
+			markers_scan(c->markers, now);
+			/* A flood of markers: drain before the channel fills. */
+			if (c->markers->busy)
+				timeout = LOOP_MARKERS_BUSY_MS;
+		}
 		/* Cut on time, not up to a drain interval late. */
 		if (c->sw && c->sw->ms) {
 			uint64_t due = chunk_start + c->sw->ms;
@@ -329,7 +359,8 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 
 		now = now_ms();
 		bool first_samples = false;
-		if (ring_ready || now - last_drain >= LOOP_DRAIN_MS || st->end_reason) {
+		uint64_t every = c->markers && c->markers->busy ? LOOP_MARKERS_BUSY_MS : LOOP_DRAIN_MS;
+		if (ring_ready || now - last_drain >= every || st->end_reason) {
 			uint64_t had = st->tally.samples;
 			int err = drain_pass(s, w, c, st, iov, NULL);
 			last_drain = now;

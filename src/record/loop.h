@@ -3,6 +3,8 @@
  * a pidfd per target process.
  *
  * Each pass reads every ring's head once and appends all unread spans plus
+ * the markers drained from the programs' channels (record/markers.h, the
+ * one copy: they become samples) plus
  * one FINISHED_ROUND with one writer_append (no per-record copying): the
  * iovecs go to pwritev in calls of at most 64 (io_writev_all), so a pass
  * over up to 31 rings is one system call. Then it releases the tails.
@@ -26,6 +28,7 @@
 
 #include "format/compress.h"
 #include "format/writer.h"
+#include "record/markers.h"
 #include "record/ring.h"
 #include "record/sampler.h"
 #include "record/sidecache.h"
@@ -34,6 +37,8 @@
 #define LOOP_DRAIN_MS      250
 #define LOOP_CHECKPOINT_MS 500
 #define LOOP_STATUS_MS     500
+/* Between passes while markers pour in (a pass took 1/8 of a channel). */
+#define LOOP_MARKERS_BUSY_MS 20
 
 /* Why the loop ended. */
 #define LOOP_END_TARGET_EXIT 1
@@ -80,6 +85,7 @@ struct loop_config {
 	void (*status)(void *ctx, const struct loop_stats *st, double elapsed_s, uint64_t bytes);
 	void *status_ctx;
 	const struct loop_switch *sw; /* NULL: one file */
+	struct markers *markers; /* drained at every pass, or NULL */
 };
 
 struct loop_stats {

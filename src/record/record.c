@@ -35,7 +35,9 @@
 #include "format/sample.h"
 #include "record/buildids.h"
 #include "record/features.h"
+#include "marker/tp.h"
 #include "record/hostinfo.h"
+#include "record/markers.h"
 #include "record/output.h"
 #include "record/perm.h"
 #include "record/rotate.h"
@@ -82,6 +84,11 @@ struct recording {
 	struct rotate_kept kept;
 	struct spawn_set cmds;
 	uint64_t bytes_done;    /* of the chunks finished */
+	/* Markers (off with --no-markers, -a, -t). */
+	bool mk_on;
+	struct markers mk;
+	struct sampler_event mk_ev;
+	uint64_t mk_id;
 };
 
 void record_notice(const struct record_hooks *h, int level, const char *fmt, ...)
@@ -122,6 +129,61 @@ static int choose_cpus(struct recording *r, struct err *e)
 	return 0;
 }
 
+/*
+ * Markers come from a launched command (the channel psrec hands it) and
+ * from the processes of -p (the channels their library made). A channel
+ * psrec cannot make costs the markers, never the recording.
+ */
+static void prepare_markers(struct recording *r)
+{
+	const struct record_config *c = r->env.cfg;
+	const struct record_hooks *h = r->env.hooks;
+	r->env.marker_fd = -1;
+	r->mk_on = false;
+	if (c->markers == CONFIG_MARKERS_OFF || (!r->env.cmd_path && !c->nr_pids)) {
+		if (c->markers == CONFIG_MARKERS_ON)
+			record_notice(h, RECORD_NOTICE_WARN, "--markers: markers come from a command or -p processes, not -a or -t");
+		return;
+	}
+	bool force = c->markers == CONFIG_MARKERS_ON;
+	markers_init(&r->mk, 0, c->clockid);
+	int err = 0;
+	if (r->env.cmd_path) {
+		if (!force && !markers_program_uses(r->env.cmd_path))
+			goto off;
+		err = markers_create(&r->mk, PSREC_MARKER_DATA_SIZE, &r->env.marker_fd);
+	} else {
+		err = markers_watch(&r->mk, c->pids, (size_t)c->nr_pids);
+		if (!err)
+			markers_scan(&r->mk, 0);
+		if (!err && !force && !markers_found(&r->mk))
+			goto off;
+	}
+	if (err) {
+		record_notice(h, RECORD_NOTICE_WARN, "no markers: cannot set up their channel: %s", strerror(-err));
+		goto off;
+	}
+	r->mk_on = true;
+	return;
+off:
+	if (r->mk.warning[0])
+		record_notice(h, RECORD_NOTICE_WARN, "%s", r->mk.warning);
+	markers_free(&r->mk);
+}
+
+/* The psrec:marker event, made like the sampler's first; final: the
+ * tracepoint form, which a stream has from its start and a file only
+ * once its TRACING_DATA is written (marker/tp.h). */
+static void marker_event(struct recording *r, bool final)
+{
+	r->mk_id = MARKER_TP_ID;
+	marker_tp_attr(&r->mk_ev.attr, &r->smp.ev[0].attr, final);
+	r->mk_ev.name = MARKER_TP_NAME;
+	r->mk_ev.ids = &r->mk_id;
+	r->mk_ev.nr_ids = 1;
+	r->mk.sample_type = r->mk_ev.attr.sample_type;
+}
+
 static int prepare(struct recording *r, struct err *e)
 {
 	const struct record_config *c = r->env.cfg;
@@ -130,6 +192,7 @@ static int prepare(struct recording *r, struct err *e)
 		err = r->tgt.ops->check(&r->tgt, &r->env, e);
 	if (err)
 		return err;
+	prepare_markers(r);
 	r->sigfd = r->env.sigfd = loop_signals_block(&r->old_mask, &r->mask_set, r->rotating);
 	if (r->sigfd < 0)
 		return err_set(e, r->sigfd, "signalfd: %s", strerror(-r->sigfd));
@@ -178,6 +241,7 @@ static int open_events(struct recording *r, struct err *e)
 		.callgraph = c->callgraph,
 		.sample_cpu = c->system_wide || c->cpus != NULL,
 		.build_id = !c->no_buildid,
+		.identifier = r->mk_on,
 	};
 	if (!c->no_buildid) {
 		r->env.ids = &r->ids;
@@ -191,6 +255,11 @@ static int open_events(struct recording *r, struct err *e)
 		record_notice(r->env.hooks, RECORD_NOTICE_VERBOSE,
 			      "the kernel predates attr.build_id (Linux 5.12): build-ids are read from the mapped files after recording");
 	announce_fallbacks(r);
+	if (r->mk_on) {
+		marker_event(r, r->pipe);
+		if (r->env.cmd_path)
+			markers_watch(&r->mk, &r->tgt.child.pid, 1);
+	}
 	r->env.res->nr_cpus = r->smp.nr_cpus;
 	r->env.res->ring_bytes = r->smp.rings[0].size;
 	if (c->compress_level) {
@@ -200,6 +269,7 @@ static int open_events(struct recording *r, struct err *e)
 		r->comp_ok = true;
 	}
 	features_inputs_init(&r->fin, &r->host, c, r->pipe, &r->smp, r->comp_ok ? &r->comp : NULL);
+	r->fin.marker = r->mk_on ? &r->mk_ev : NULL;
 	return 0;
 }
 
@@ -343,10 +413,16 @@ static int finish_file(struct recording *r, const struct ring_tally *t, struct e
 	r->fin.last_time = t->last_time;
 	collect_build_ids(r);
 	bool failed = false;
+	if (r->mk_on && !r->pipe)
+		marker_event(r, true);
 	int err = features_finish(&r->w, &r->fin, &failed);
 	res->features_failed |= failed;
 	if (err)
 		return err_set(e, err, "cannot finish %s: %s", r->env.cfg->output, strerror(-err));
+	/* Only now that TRACING_DATA is in: a tracepoint without it makes
+	 * perf refuse the whole file. Failing, the event stays bpf-output. */
+	if (r->mk_on && !r->pipe && !failed)
+		writer_rewrite_attr(&r->w, r->smp.nr_events, &r->mk_ev.attr);
 	if (r->fin.build_ids && !r->env.cfg->no_buildid_cache)
 		cache_build_ids(r);
 	struct stat sb;
@@ -412,6 +488,9 @@ static int begin_chunk(struct recording *r, struct err *e)
 		return err;
 	features_inputs_init(&r->fin, &r->host, c, r->pipe, &r->smp, r->comp_ok ? &r->comp : NULL);
 	r->fin.machine = r->machine_ok ? &r->machine : NULL;
+	r->fin.marker = r->mk_on ? &r->mk_ev : NULL;
+	if (r->mk_on)
+		marker_event(r, false);
 	buildids_free(&r->bids);
 	buildids_init(&r->bids);
 	buf_reset(&r->bid_feature);
@@ -516,6 +595,7 @@ static void run_loop(struct recording *r, struct loop_config *lc)
 		.status = h ? h->status : NULL,
 		.status_ctx = h ? h->ctx : NULL,
 		.compress = r->comp_ok ? &r->comp : NULL,
+		.markers = r->mk_on ? &r->mk : NULL,
 	};
 	lc->nr_target_fds = r->tgt.ops->watch(&r->tgt, &lc->target_fds);
 	const struct rotate_spec *rs = &c->switch_output;
@@ -541,6 +621,9 @@ static int finish(struct recording *r, const struct loop_config *lc, struct err 
 	struct record_result *res = r->env.res;
 	struct loop_stats *st = &res->stats;
 	r->tgt.ops->stop(&r->tgt, &r->smp);
+	/* The programs stop writing; the last pass takes what they wrote. */
+	if (r->mk_on)
+		markers_stop(&r->mk);
 	/* A failed cut left no file to finish (it said why). */
 	if (st->end_reason != LOOP_END_WRITE_ERROR && r->chunk_open) {
 		int derr = loop_drain(&r->smp, &r->w, lc, st);
@@ -558,6 +641,12 @@ static int finish(struct recording *r, const struct loop_config *lc, struct err 
 	}
 	if (err)
 		return err;
+	if (r->mk_on) {
+		res->markers_on = true;
+		res->markers = r->mk.st;
+		if (r->mk.warning[0])
+			record_notice(r->env.hooks, RECORD_NOTICE_WARN, "%s", r->mk.warning);
+	}
 	res->file_bytes = r->bytes_done;
 	if (r->comp_ok)
 		res->compress_ratio = compress_ratio(&r->comp);
@@ -576,6 +665,8 @@ static void cleanup(struct recording *r)
 		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "--switch-output-command failed for %zu of %zu chunks",
 			      r->cmds.failed, r->cmds.started);
 	spawn_free(&r->cmds);
+	if (r->mk_on)
+		markers_free(&r->mk);
 	rotate_kept_free(&r->kept);
 	buf_free(&r->kernel_rec);
 	buf_free(&r->next_synth);
@@ -604,7 +695,7 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(res, 0, sizeof(*res));
 	struct recording r = { .sigfd = -1, .out = { .file = OUTFILE_INIT, .aside_fd = -1 } };
-	r.env = (struct target_env){ .cfg = c, .cmd_path = cmd_path, .child_mask = &r.old_mask,
+	r.env = (struct target_env){ .cfg = c, .cmd_path = cmd_path, .child_mask = &r.old_mask, .marker_fd = -1,
 				     .sigfd = -1, .t0 = &t0, .hooks = h, .res = res };
 	target_init(&r.tgt, cmd_path);
 	r.rotating = c->switch_output.mode != ROTATE_NONE;

@@ -16,6 +16,7 @@
 
 #include "record/config.h"
 #include "record/loop.h"
+#include "record/markers.h"
 #include "util/err.h"
 
 struct record_hooks {
@@ -52,6 +53,8 @@ struct record_result {
 	double cut_ms;
 	double resynth_ms;
 	double resynth_first_ms; /* the first cut's (every process, after a launch) */
+	bool markers_on;        /* a psrec:marker event was recorded */
+	struct markers_stats markers;
 };
 
 /*

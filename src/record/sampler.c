@@ -25,7 +25,7 @@ static void build_attr(struct pd_attr *a, const struct evspec *ev, const struct 
 	a->size = PD_ATTR_SIZE;
 	a->config = ev->config;
 	a->sample_type = SAMPLER_SAMPLE_BASE;
-	if (c->nr_events > 1)
+	if (c->nr_events > 1 || c->identifier)
 		a->sample_type |= PD_SAMPLE_IDENTIFIER;
 	if (c->sample_cpu)
 		a->sample_type |= PD_SAMPLE_CPU;
@@ -196,7 +196,7 @@ static int open_pids(struct sampler *s, const struct sampler_config *c, const pi
 				}
 				/* Ids tell events apart; a lone event needs just one
 				 * (pipe mode names it by id), not one per fd. */
-				if (c->nr_events == 1 && s->ev[ei].nr_ids > 0)
+				if (c->nr_events == 1 && !c->identifier && s->ev[ei].nr_ids > 0)
 					continue;
 				uint64_t id;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {

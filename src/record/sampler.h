@@ -71,6 +71,8 @@ struct sampler_config {
 	bool sample_cpu;            /* samples carry the CPU (CPU-wide recording) */
 	bool open_enabled;          /* sample from each open on (attach) */
 	bool build_id;              /* MMAP2 records carry build-ids (attr.build_id) */
+	bool identifier;            /* IDENTIFIER and every id, as with several
+				       events: another attr (psrec:marker) shares the file */
 	struct callgraph callgraph; /* call chains, if any */
 };
 

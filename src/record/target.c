@@ -93,7 +93,7 @@ static int launch_open(struct target *t, const struct target_env *env, struct sa
 		       struct sampler_config *sc, struct err *e)
 {
 	const struct record_config *c = env->cfg;
-	int err = launch_fork(&t->child, env->cmd_path, c->cmd, env->child_mask, c->pipe, e);
+	int err = launch_fork(&t->child, env->cmd_path, c->cmd, env->child_mask, c->pipe, env->marker_fd, e);
 	if (err)
 		return err;
 	pid_t pids[1] = { t->child.pid };

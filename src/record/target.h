@@ -49,6 +49,7 @@ struct target_env {
 	struct record_result *res;
 	struct idcache *ids;            /* build-ids of synthesized maps; NULL: none (-B) */
 	struct sidecache *seed;         /* --switch-output: synthesize hands it each process's records */
+	int marker_fd;                  /* launch: the marker channel to hand on, or -1 */
 };
 
 struct target;

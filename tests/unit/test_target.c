@@ -778,7 +778,7 @@ static void test_fork_gives_the_command_the_default_sigxfsz(void **state)
 		sigemptyset(&mask);
 		struct launch c;
 		struct err e = { "" };
-		assert_int_equal(launch_fork(&c, "/bin/sh", argv, &mask, false, &e), 0);
+		assert_int_equal(launch_fork(&c, "/bin/sh", argv, &mask, false, -1, &e), 0);
 		assert_int_equal(launch_exec(&c), 0);
 		struct pollfd p = { c.pidfd, POLLIN, 0 };
 		assert_int_equal(poll(&p, 1, 10000), 1);
