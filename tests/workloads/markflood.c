@@ -8,8 +8,9 @@
  * sleeping 50 us when ahead. Every call is timed (one clock read between
  * two calls). A second thread burns CPU in flood_spin meanwhile. At the
  * end one line on stdout:
- *   sent=N seconds=S rate=R max_ns=M p999_ns=P over_1ms=K slept=Z spin_cpu_s=C
- * (N markers sent in S s, R a second; the slowest call M ns, 99.9% of them
+ *   sent=N seconds=S rate=R mean_ns=A p50_ns=H max_ns=M p999_ns=P over_1ms=K slept=Z spin_cpu_s=C
+ * (N markers sent in S s, R a second; a call took A ns on average, one
+ * clock read included, half of them at most H ns, the slowest M ns, 99.9% of them
  * at most P ns, K over 1 ms, most of them preempted; Z the voluntary
  * context switches of the emitting thread besides its pacing sleeps: a
  * call that ever slept, waiting for room in the channel or in a syscall,
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
 	uint64_t sent = 0, over = 0, sleeps = 0;
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_THREAD, &ru0);
-	int64_t maxns = 0;
+	int64_t maxns = 0, total = 0;
 	int64_t start = now_ns(CLOCK_MONOTONIC), end = start + (int64_t)(secs * 1e9), tnow = start;
 	while (tnow < end) {
 		uint64_t due = (uint64_t)((double)(tnow - start) * rate / 1e9);
@@ -92,6 +93,7 @@ int main(int argc, char **argv)
 			psrec_mark_str(msg, 13);
 			tnow = now_ns(CLOCK_MONOTONIC);
 			int64_t dt = tnow - t0;
+			total += dt;
 			if (dt > maxns)
 				maxns = dt;
 			if (dt > 1000000)
@@ -105,16 +107,19 @@ int main(int argc, char **argv)
 	long slept = (ru1.ru_nvcsw - ru0.ru_nvcsw) - (long)sleeps;
 	stop = 1;
 	pthread_join(t, NULL);
-	uint64_t acc = 0, p999 = 0;
+	uint64_t acc = 0, p999 = 0, p50 = 0;
 	for (int b = 0; b <= NBUCKET; b++) {
 		acc += hist[b];
+		if (!p50 && (double)acc >= 0.5 * (double)sent)
+			p50 = (uint64_t)(b + 1) * 10;
 		if ((double)acc >= 0.999 * (double)sent) {
 			p999 = b == NBUCKET ? (uint64_t)maxns : (uint64_t)(b + 1) * 10;
 			break;
 		}
 	}
-	printf("sent=%llu seconds=%.3f rate=%.0f max_ns=%lld p999_ns=%llu over_1ms=%llu slept=%ld spin_cpu_s=%.3f\n",
-	       (unsigned long long)sent, took, (double)sent / took, (long long)maxns, (unsigned long long)p999,
+	printf("sent=%llu seconds=%.3f rate=%.0f mean_ns=%.1f p50_ns=%llu max_ns=%lld p999_ns=%llu over_1ms=%llu slept=%ld spin_cpu_s=%.3f\n",
+	       (unsigned long long)sent, took, (double)sent / took,
+	       sent ? (double)total / (double)sent : 0.0, (unsigned long long)p50, (long long)maxns, (unsigned long long)p999,
 	       (unsigned long long)over, slept < 0 ? 0 : slept, spin_cpu);
 	return 0;
 }
