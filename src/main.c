@@ -24,6 +24,7 @@
 #include "archive/archive.h"
 #include "buildid/store.h"
 #include "format/recover.h"
+#include "marker/list.h"
 #include "record/attach.h"
 #include "record/launch.h"
 #include "record/loop.h"
@@ -344,6 +345,8 @@ static const char fold_usage[] =
 "      --event=NAME      the event to fold (default: the first sampling one)\n"
 "      --pid=PID, --tid=TID, --comm=NAME   only these samples\n"
 "      --time=START,END  only samples in [START, END], seconds as perf script prints them\n"
+"      --between=A,B     only samples from a marker A to the next marker B (psrec_mark\n"
+"                        texts; every such window, every thread; \\, is a comma in A or B)\n"
 "      --no-kernel       drop kernel frames\n"
 "      --period          weight by period (e.g. ns of cpu-clock), not by sample\n"
 "      --buildid-dir=DIR the build-id cache (default ~/.debug; an unpacked psrec archive)\n"
@@ -367,7 +370,7 @@ static const char flamegraph_usage[] =
 "      --title=TEXT      its title\n"
 "      --width=PX        its width (default 1200)\n"
 "      --reverse, --icicle  roots at the top\n"
-"  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
+"  and every option of psrec fold (--event, --pid, --tid, --comm, --time, --between,\n"
 "  --no-kernel, --period, --buildid-dir, --symfs, --no-demangle, --call-graph, --unwinder).\n";
 
 static const char pprof_usage[] =
@@ -382,7 +385,7 @@ static const char pprof_usage[] =
 "  -i, --input=FILE      the recording (default perf.data)\n"
 "  -o, --output=FILE     the profile (default profile.pb.gz; - for standard output)\n"
 "      --period          make the period value the one readers show first\n"
-"  and every option of psrec fold (--event, --pid, --tid, --comm, --time,\n"
+"  and every option of psrec fold (--event, --pid, --tid, --comm, --time, --between,\n"
 "  --no-kernel, --buildid-dir, --symfs, --no-demangle, --call-graph, --unwinder).\n";
 
 /* out as a stream, through a temporary beside it renamed at the end ("-"
@@ -416,6 +419,9 @@ static void fold_report(const char *input, const struct fold_result *r)
 		fprintf(stderr, "psrec: %s: %" PRIu64 " of %" PRIu64 " samples could not be unwound (their leaf frame "
 			"alone is kept): their code has no CFI psrec found; see --buildid-dir, --symfs\n",
 			input, r->unwind.failed, r->unwind.samples);
+	if (r->windows)
+		fprintf(stderr, "psrec: %s: samples of %zu --between window%s\n", input, r->windows,
+			r->windows == 1 ? "" : "s");
 	if (r->kept == 0)
 		fprintf(stderr, "psrec: %s: no samples of %s%s\n", input, r->event,
 			r->samples ? " passed the filters" : "");
@@ -438,18 +444,11 @@ static int out_finish(FILE *f, struct outfile *of, bool ok)
 	return err;
 }
 
-static int cmd_fold_or_flame(int argc, char **argv, bool flame)
+/* What cmd_fold_or_flame runs once cli is parsed (cli is a copy: it
+ * owns nothing). */
+static int fold_or_flame(struct fold_cli cli, bool flame)
 {
-	struct fold_cli cli;
 	struct err e = { "" };
-	if (fold_cli_parse(argc, argv, flame, &cli, &e)) {
-		fprintf(stderr, "psrec: %s\n", e.msg);
-		return EXIT_USAGE;
-	}
-	if (cli.help) {
-		fputs(flame ? flamegraph_usage : fold_usage, stdout);
-		return 0;
-	}
 	const char *out = cli.output ? cli.output : flame ? "flame.svg" : "-";
 	struct fold_result base = { 0 }, cur = { 0 };
 	bool have_base = false;
@@ -519,18 +518,27 @@ static int cmd_fold_or_flame(int argc, char **argv, bool flame)
 	return 0;
 }
 
-static int cmd_pprof(int argc, char **argv)
+static int cmd_fold_or_flame(int argc, char **argv, bool flame)
 {
 	struct fold_cli cli;
 	struct err e = { "" };
-	if (fold_cli_parse(argc, argv, FOLD_CLI_PPROF, &cli, &e)) {
+	if (fold_cli_parse(argc, argv, flame, &cli, &e)) {
 		fprintf(stderr, "psrec: %s\n", e.msg);
 		return EXIT_USAGE;
 	}
-	if (cli.help) {
-		fputs(pprof_usage, stdout);
-		return 0;
-	}
+	int code = 0;
+	if (cli.help)
+		fputs(flame ? flamegraph_usage : fold_usage, stdout);
+	else
+		code = fold_or_flame(cli, flame);
+	fold_cli_free(&cli);
+	return code;
+}
+
+/* What cmd_pprof runs once cli is parsed (a copy, as fold_or_flame's). */
+static int pprof_convert(struct fold_cli cli)
+{
+	struct err e = { "" };
 	const char *out = cli.output ? cli.output : "profile.pb.gz";
 	if (strcmp(out, "-") == 0 && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "psrec: pprof: not writing a gzipped profile to a terminal; give a file with -o\n");
@@ -570,6 +578,76 @@ static int cmd_pprof(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_pprof(int argc, char **argv)
+{
+	struct fold_cli cli;
+	struct err e = { "" };
+	if (fold_cli_parse(argc, argv, FOLD_CLI_PPROF, &cli, &e)) {
+		fprintf(stderr, "psrec: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	int code = 0;
+	if (cli.help)
+		fputs(pprof_usage, stdout);
+	else
+		code = pprof_convert(cli);
+	fold_cli_free(&cli);
+	return code;
+}
+
+static const char markers_usage[] =
+"usage: psrec markers [-i FILE] [--pid PID] [--tid TID] [--comm NAME]\n"
+"\n"
+"List the markers a program sent with psrec_mark() and friends (the samples\n"
+"of psrec:marker) in time order: seconds from the recording's first sample,\n"
+"pid/tid, thread name, kind (mark, bytes(TYPE), begin, end) and text; then\n"
+"the spans, each end paired with the latest open begin of its name on its\n"
+"thread (nested spans indented): start, duration in ms, or open when the\n"
+"recording ended first. FILE: psrec's or perf's, file or stream (- for\n"
+"standard input), -z compressed or not.\n"
+"\n"
+"  -i, --input=FILE      the recording (default perf.data)\n"
+"      --pid=PID, --tid=TID, --comm=NAME   only these threads' markers\n"
+"\n"
+"psrec flamegraph --between 'A,B' (and fold, pprof) keeps the samples from\n"
+"each marker A to the next marker B.\n";
+
+static int cmd_markers(int argc, char **argv)
+{
+	struct markers_cli cli;
+	struct err e = { "" };
+	if (markers_cli_parse(argc, argv, &cli, &e)) {
+		fprintf(stderr, "psrec: %s\n", e.msg);
+		return EXIT_USAGE;
+	}
+	if (cli.help) {
+		fputs(markers_usage, stdout);
+		return 0;
+	}
+	const char *name = strcmp(cli.input, "-") ? cli.input : "standard input";
+	struct marker_list l;
+	marker_list_init(&l);
+	int err = marker_list_read(&l, cli.input, &cli.filter, &e);
+	if (!err)
+		err = marker_list_pair(&l);
+	if (!err && l.n == 0 && l.filtered)
+		fprintf(stderr, "psrec: none of the %" PRIu64 " markers in %s passed --pid, --tid, --comm\n", l.filtered,
+			name);
+	else if (!err && l.n == 0)
+		fprintf(stderr, "psrec: no markers in %s (recorded without a program using psrec_mark?)\n", name);
+	else if (!err)
+		err = marker_list_write(stdout, &l, cli.input, &e);
+	if (!err && l.bad)
+		fprintf(stderr, "psrec: %s: %" PRIu64 " psrec:marker samples did not decode and were skipped\n", name,
+			l.bad);
+	marker_list_free(&l);
+	if (err) {
+		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* "psrec recover FILE", "psrec archive ..."; anything else records
@@ -584,5 +662,7 @@ int main(int argc, char **argv)
 		return cmd_fold_or_flame(argc - 1, argv + 1, true);
 	if (argc > 1 && strcmp(argv[1], "pprof") == 0)
 		return cmd_pprof(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "markers") == 0)
+		return cmd_markers(argc - 1, argv + 1);
 	return cmd_record(argc, argv);
 }

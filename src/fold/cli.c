@@ -3,6 +3,8 @@
  */
 #include "cli.h"
 
+#include "marker/list.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,9 +16,10 @@
 enum {
 	KEY_EVENT = 256, KEY_PID, KEY_TID, KEY_COMM, KEY_NO_KERNEL, KEY_PERIOD, KEY_TIME,
 	KEY_BUILDID_DIR, KEY_SYMFS, KEY_NO_DEMANGLE, KEY_CALL_GRAPH, KEY_UNWINDER, KEY_TITLE, KEY_WIDTH, KEY_ICICLE, KEY_DIFF,
+	KEY_BETWEEN,
 };
 
-static int parse_id(const char *opt, const char *s, int32_t *out, struct err *e)
+int fold_cli_id(const char *opt, const char *s, int32_t *out, struct err *e)
 {
 	char *end;
 	errno = 0;
@@ -77,7 +80,7 @@ static int parse_call_graph(const char *s, struct fold_config *c, struct err *e)
 	return 0;
 }
 
-int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct err *e)
+static int parse(int argc, char **argv, int mode, struct fold_cli *cli, struct err *e)
 {
 	static const struct option common[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -89,6 +92,7 @@ int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct
 		{ "no-kernel", no_argument, NULL, KEY_NO_KERNEL },
 		{ "period", no_argument, NULL, KEY_PERIOD },
 		{ "time", required_argument, NULL, KEY_TIME },
+		{ "between", required_argument, NULL, KEY_BETWEEN },
 		{ "buildid-dir", required_argument, NULL, KEY_BUILDID_DIR },
 		{ "symfs", required_argument, NULL, KEY_SYMFS },
 		{ "no-demangle", no_argument, NULL, KEY_NO_DEMANGLE },
@@ -121,12 +125,19 @@ int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct
 		case 'o': cli->output = optarg; break;
 		case 'h': cli->help = true; break;
 		case KEY_EVENT: c->event = optarg; break;
-		case KEY_PID: err = parse_id("--pid", optarg, &c->pid, e); break;
-		case KEY_TID: err = parse_id("--tid", optarg, &c->tid, e); break;
+		case KEY_PID: err = fold_cli_id("--pid", optarg, &c->pid, e); break;
+		case KEY_TID: err = fold_cli_id("--tid", optarg, &c->tid, e); break;
 		case KEY_COMM: c->comm = optarg; break;
 		case KEY_NO_KERNEL: c->no_kernel = true; break;
 		case KEY_PERIOD: c->period = true; break;
 		case KEY_TIME: err = parse_time(optarg, c, e); break;
+		case KEY_BETWEEN:
+			free(cli->between_a);
+			free(cli->between_b);
+			err = marker_between_parse(optarg, &cli->between_a, &cli->between_b, e);
+			c->between_a = cli->between_a;
+			c->between_b = cli->between_b;
+			break;
 		case KEY_BUILDID_DIR: c->sym.buildid_dir = optarg; break;
 		case KEY_SYMFS: c->sym.symfs = optarg; break;
 		case KEY_NO_DEMANGLE: c->sym.demangle = false; break;
@@ -179,4 +190,20 @@ int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct
 	if (rest > 0)
 		return err_set(e, -EINVAL, "%s: unexpected argument '%s' (the input is -i FILE)", sub, argv[optind]);
 	return 0;
+}
+
+void fold_cli_free(struct fold_cli *cli)
+{
+	free(cli->between_a);
+	free(cli->between_b);
+	cli->between_a = cli->between_b = NULL;
+	cli->fold.between_a = cli->fold.between_b = NULL;
+}
+
+int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct err *e)
+{
+	int err = parse(argc, argv, mode, cli, e);
+	if (err)
+		fold_cli_free(cli);
+	return err;
 }

@@ -6,6 +6,7 @@
 #define PSREC_FOLD_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "fold/fold.h"
 #include "util/err.h"
@@ -25,6 +26,7 @@ struct fold_cli {
 	bool icicle;
 	const char *diff_base;      /* --diff BASE NEW */
 	const char *diff_new;
+	char *between_a, *between_b; /* --between A,B unescaped (fold.between_a, _b point here) */
 };
 
 /*
@@ -33,5 +35,11 @@ struct fold_cli {
  * for a usage error.
  */
 int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct err *e);
+
+/* What fold_cli_parse allocated (--between's texts). */
+void fold_cli_free(struct fold_cli *cli);
+
+/* A process or thread id, the argument of option opt: -EINVAL with *e. */
+int fold_cli_id(const char *opt, const char *s, int32_t *out, struct err *e);
 
 #endif

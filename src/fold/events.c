@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "marker/tp.h"
+
 static const char *const hw_names[] = {
 	"cycles", "instructions", "cache-references", "cache-misses", "branches",
 	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
@@ -21,7 +23,9 @@ static const char *const sw_names[] = {
 static void name_from_attr(const struct pd_attr *a, size_t i, char *out)
 {
 	const char *n = NULL;
-	if (a->type == PD_TYPE_HARDWARE && a->config < sizeof(hw_names) / sizeof(hw_names[0]))
+	if (marker_tp_is(a))
+		n = MARKER_TP_NAME;
+	else if (a->type == PD_TYPE_HARDWARE && a->config < sizeof(hw_names) / sizeof(hw_names[0]))
 		n = hw_names[a->config];
 	else if (a->type == PD_TYPE_SOFTWARE && a->config < sizeof(sw_names) / sizeof(sw_names[0]))
 		n = sw_names[a->config];
@@ -139,9 +143,12 @@ int events_find(const struct events *ev, const char *name)
 int events_first_sampling(const struct reader *r)
 {
 	for (size_t i = 0; i < r->nr_attrs; i++)
-		if (r->attrs[i].attr.sample_period)
+		if (r->attrs[i].attr.sample_period && !marker_tp_is(&r->attrs[i].attr))
 			return (int)i;
-	return r->nr_attrs ? 0 : -1;
+	for (size_t i = 0; i < r->nr_attrs; i++)
+		if (!marker_tp_is(&r->attrs[i].attr))
+			return (int)i;
+	return -1;
 }
 
 void events_list(const struct events *ev, char *out, size_t len)

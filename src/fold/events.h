@@ -30,7 +30,9 @@ void events_free(struct events *ev);
  * ignored), -1 if none. */
 int events_find(const struct events *ev, const char *name);
 
-/* The first attr that samples (a period or frequency), -1 if none. */
+/* The first attr that samples (a period or frequency), else the first
+ * attr; never the psrec:marker one (its samples are markers, not CPU
+ * samples). -1 if none. */
 int events_first_sampling(const struct reader *r);
 
 /* Every name, comma separated, into out (for an error message). */

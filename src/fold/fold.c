@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "format/sample.h"
+#include "marker/list.h"
+#include "marker/tp.h"
 #include "psrec/perf_data.h"
 #include "session/sideband.h"
 
@@ -62,6 +64,7 @@ struct fold_ctx {
 	struct events ev;
 	struct sideband *sb;        /* r->sideband: it owns the thread names */
 	int attr;                   /* the folded event's attr index */
+	uint64_t *win;              /* --between: r->windows (start, end) pairs */
 	struct flame_frame frames[FOLD_MAX_FRAMES + 1];
 	size_t nframes;             /* used in frames */
 	uint64_t chain_ip[FOLD_MAX_FRAMES];
@@ -95,10 +98,11 @@ static int choose_event(struct fold_ctx *x, struct err *e)
 	} else {
 		x->attr = events_first_sampling(&x->rd);
 		if (x->attr < 0)
-			return err_set(e, -ENOENT, "%s has no events", c->input);
+			return err_set(e, -ENOENT, x->rd.nr_attrs ? "%s has only markers: psrec markers lists them, "
+				       "--event " MARKER_TP_NAME " folds them" : "%s has no events", c->input);
 		size_t sampling = 0;
 		for (size_t i = 0; i < x->rd.nr_attrs; i++)
-			sampling += x->rd.attrs[i].attr.sample_period != 0;
+			sampling += x->rd.attrs[i].attr.sample_period != 0 && !marker_tp_is(&x->rd.attrs[i].attr);
 		x->r->event_chosen = sampling > 1;
 	}
 	snprintf(x->r->event, sizeof(x->r->event), "%s", x->ev.name[x->attr]);
@@ -228,6 +232,8 @@ static bool keep(const struct fold_ctx *x, const struct sample *s, const char *c
 		return false;
 	if (s->time < c->time_start || s->time > c->time_end)
 		return false;
+	if (x->win && !marker_windows_hold(x->win, x->r->windows, s->time))
+		return false;
 	return !c->comm || (comm && strcmp(comm, c->comm) == 0);
 }
 
@@ -355,6 +361,23 @@ static void clock_data(struct fold_ctx *x)
 	x->r->clock_ns = get_u64(p + 16);
 }
 
+/* --between's windows, from a pass over the markers (a stream is mapped
+ * whole like a file, so it reads twice as well). */
+static int between(struct fold_ctx *x, struct err *e)
+{
+	struct marker_list l;
+	marker_list_init(&l);
+	struct marker_filter all = MARKER_FILTER_ALL;
+	struct err re = { "" };
+	int err = marker_list_collect(&l, &x->rd, NULL, &all, &re);
+	if (!err)
+		err = marker_windows(&l, x->c->between_a, x->c->between_b, &x->win, &x->r->windows, &re);
+	if (err)
+		err_set(e, err, "%s: %s", x->c->input, err_is_set(&re) ? re.msg : strerror(-err));
+	marker_list_free(&l);
+	return err;
+}
+
 int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 {
 	memset(r, 0, sizeof(*r));
@@ -385,6 +408,8 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 		err = symbolizer_open(&r->symbolizer, &c->sym, e);
 	if (!err && (err = sideband_load(x->sb, &x->rd, &re)) != 0)
 		err_set(e, err, "%s: %s", c->input, re.msg);
+	if (!err && c->between_a)
+		err = between(x, e);
 	if (!err && (err = fold_samples(x, &re)) != 0 && !err_is_set(e))
 		err_set(e, err, "%s: %s", c->input, re.msg);
 	if (!err)
@@ -399,6 +424,7 @@ out:
 	if (x->rd_open)
 		reader_close(&x->rd);
 	events_free(&x->ev);
+	free(x->win);
 	free(x);
 	return err;
 }

@@ -12,6 +12,10 @@
  * chain whose copy ended early starts with a "[truncated]" frame. Record
  * types psrec does not know are skipped and counted, never fatal.
  *
+ * Markers (samples of psrec:marker, marker/tp.h) are not CPU samples:
+ * the default event is never theirs, only --event psrec:marker folds
+ * them (each its caller's frame, weight 1).
+ *
  * With fold_config.on_sample set, each kept sample goes to it instead,
  * resolved by the same code (struct fold_sample: its frames with their
  * addresses and DSOs, for psrec pprof), and no stacks are built.
@@ -71,6 +75,10 @@ struct fold_config {
 	bool no_kernel;             /* drop kernel frames */
 	bool period;                /* weight by period, not by sample */
 	uint64_t time_start, time_end; /* sample times kept, ns: [start, end] */
+	/* --between A,B: only samples in a window from a marker whose payload
+	 * is A to the next one whose payload is B (marker/list.h), every
+	 * such window, every thread's samples; NULL: no windows */
+	const char *between_a, *between_b;
 	int call_graph;             /* FOLD_CHAIN_* */
 	bool unwind_dwfl;           /* every stack through libdwfl (--unwinder=dwfl) */
 	struct sym_config sym;
@@ -85,6 +93,7 @@ struct fold_result {
 	uint64_t samples;           /* of the event, before the filters */
 	uint64_t kept;              /* after the filters */
 	uint64_t unknown_records;   /* record types skipped */
+	size_t windows;             /* --between's */
 	uint64_t first_time, last_time;
 	uint64_t sample_period;     /* the event's attr.sample_period (a frequency with freq) */
 	bool freq;                  /* attr.freq: sample_period is in Hz */

@@ -1,0 +1,505 @@
+/*
+ * list.c - a recording's markers read back, paired into spans, printed,
+ * and cut into --between windows (see list.h).
+ */
+#include "list.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold/cli.h"
+#include "format/sample.h"
+#include "marker/tp.h"
+#include "psrec/perf_data.h"
+
+void marker_list_init(struct marker_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void marker_list_free(struct marker_list *l)
+{
+	free(l->v);
+	free(l->spans);
+	buf_free(&l->pool);
+	if (l->sideband) {
+		sideband_free(l->sideband);
+		free(l->sideband);
+	}
+	memset(l, 0, sizeof(*l));
+}
+
+/* The RAW field of a SAMPLE already decoded up to its CALLCHAIN; -EINVAL
+ * when the record is too short for it. */
+static int sample_raw(uint64_t st, const uint8_t *rec, size_t size, const struct sample *s, const uint8_t **raw,
+		      size_t *len)
+{
+	if (!(st & PD_SAMPLE_RAW) || size < s->end || size - s->end < 4)
+		return -EINVAL;
+	uint32_t n;
+	memcpy(&n, rec + s->end, 4);
+	if (n > size - s->end - 4)
+		return -EINVAL;
+	*raw = rec + s->end + 4;
+	*len = n;
+	return 0;
+}
+
+/* A span's name: its payload; a begin or end written without one (msg
+ * alone, by another writer) is named by its msg after "begin: "/"end: ". */
+static void span_name(const struct marker_list *l, const struct marker_entry *m, const uint8_t **p, size_t *len)
+{
+	*p = marker_entry_payload(l, m);
+	*len = m->pay_len;
+	if (m->pay != m->msg)
+		return;
+	const char *pre = m->kind == PSREC_MK_SPAN_BEGIN ? "begin: " : "end: ";
+	size_t n = strlen(pre);
+	if (*len >= n && memcmp(*p, pre, n) == 0) {
+		*p += n;
+		*len -= n;
+	}
+}
+
+static bool filter_keep(const struct marker_filter *f, int32_t pid, int32_t tid, const char *comm)
+{
+	if (f->pid >= 0 && pid != f->pid)
+		return false;
+	if (f->tid >= 0 && tid != f->tid)
+		return false;
+	return !f->comm || (comm && strcmp(comm, f->comm) == 0);
+}
+
+static int entry_add(struct marker_list *l, const struct sample *s, const struct marker_view *v, const char *comm)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct marker_entry *nv = realloc(l->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	size_t plen;
+	const uint8_t *pay = marker_payload(v, &plen);
+	struct marker_entry *m = &l->v[l->n];
+	*m = (struct marker_entry){ s->time, (int32_t)s->pid, (int32_t)s->tid, v->kind, v->type, v->flags, comm,
+				    l->pool.len, v->msg_len, l->pool.len, plen };
+	/* msg, NUL, then the payload when it is not msg itself */
+	uint8_t nul = 0;
+	if (buf_append(&l->pool, v->msg, v->msg_len) || buf_append(&l->pool, &nul, 1))
+		return -ENOMEM;
+	if (pay != (const uint8_t *)v->msg) {
+		m->pay = l->pool.len;
+		if (buf_append(&l->pool, pay, plen) || buf_append(&l->pool, &nul, 1))
+			return -ENOMEM;
+	}
+	l->n++;
+	return 0;
+}
+
+/* Time order; equal times keep file order, which is pool order. */
+static int cmp_entry(const void *pa, const void *pb)
+{
+	const struct marker_entry *a = pa, *b = pb;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->msg < b->msg ? -1 : a->msg > b->msg;
+}
+
+static int collect_one(struct marker_list *l, const struct reader_record *rec, const struct reader_attr *a,
+		       const struct sideband *sb, const struct marker_filter *f)
+{
+	struct sample s;
+	const uint8_t *raw;
+	size_t rlen;
+	struct marker_view v;
+	if (sample_parse(a->attr.sample_type, rec->data, rec->size, &s) ||
+	    sample_raw(a->attr.sample_type, rec->data, rec->size, &s, &raw, &rlen) ||
+	    marker_tp_decode(raw, rlen, &v)) {
+		l->bad++;
+		return 0;
+	}
+	const char *comm = NULL;
+	if (sb) {
+		comm = sideband_comm(sb, (int32_t)s.tid, s.time);
+		if (!comm)
+			comm = sideband_comm(sb, (int32_t)s.pid, s.time);
+	}
+	if (!filter_keep(f, (int32_t)s.pid, (int32_t)s.tid, comm)) {
+		l->filtered++;
+		return 0;
+	}
+	return entry_add(l, &s, &v, comm);
+}
+
+int marker_list_collect(struct marker_list *l, struct reader *r, const struct sideband *sb,
+			const struct marker_filter *f, struct err *e)
+{
+	for (size_t i = 0; i < r->nr_attrs; i++)
+		l->has_event |= marker_tp_is(&r->attrs[i].attr);
+	if (!l->has_event)
+		return 0;
+	struct reader_record rec;
+	int n;
+	while ((n = reader_next(r, &rec, e)) > 0) {
+		if (rec.type != PD_RECORD_SAMPLE)
+			continue;
+		const struct reader_attr *a = reader_record_attr(r, &rec);
+		if (!a)
+			continue;
+		int off = sample_time_offset(a->attr.sample_type);
+		if (off >= 0 && (size_t)off + 8 <= rec.size) {
+			uint64_t t;
+			memcpy(&t, rec.data + off, 8);
+			if (!l->first_time || t < l->first_time)
+				l->first_time = t;
+			if (t > l->last_time)
+				l->last_time = t;
+		}
+		if (!marker_tp_is(&a->attr))
+			continue;
+		int err = collect_one(l, &rec, a, sb, f);
+		if (err)
+			return err_set(e, err, "out of memory reading the markers");
+	}
+	if (n < 0)
+		return n;
+	reader_rewind(r);
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
+	return 0;
+}
+
+int marker_list_read(struct marker_list *l, const char *path, const struct marker_filter *f, struct err *e)
+{
+	const char *name = strcmp(path, "-") ? path : "standard input";
+	struct reader rd;
+	struct err re = { "" };
+	int err = reader_open_file(&rd, path, &re);
+	if (err)
+		return err_set(e, err, "%s: %s", name, re.msg);
+	l->sideband = calloc(1, sizeof(*l->sideband));
+	if (!l->sideband) {
+		reader_close(&rd);
+		return err_set(e, -ENOMEM, "%s: out of memory reading the markers", name);
+	}
+	sideband_init(l->sideband);
+	err = sideband_load(l->sideband, &rd, &re);
+	if (!err)
+		err = marker_list_collect(l, &rd, l->sideband, f, &re);
+	if (err)
+		err_set(e, err, "%s: %s", name, err_is_set(&re) ? re.msg : strerror(-err));
+	reader_close(&rd);
+	return err;
+}
+
+/* ---- spans ---------------------------------------------------------------- */
+
+static bool same_span(const struct marker_list *l, const struct marker_entry *a, const struct marker_entry *b)
+{
+	if (a->pid != b->pid || a->tid != b->tid)
+		return false;
+	const uint8_t *pa, *pb;
+	size_t la, lb;
+	span_name(l, a, &pa, &la);
+	span_name(l, b, &pb, &lb);
+	return la == lb && memcmp(pa, pb, la) == 0;
+}
+
+int marker_list_pair(struct marker_list *l)
+{
+	free(l->spans);
+	l->spans = NULL;
+	l->nspans = 0;
+	l->unmatched_ends = 0;
+	size_t begins = 0;
+	for (size_t i = 0; i < l->n; i++)
+		begins += l->v[i].kind == PSREC_MK_SPAN_BEGIN;
+	if (!begins)
+		goto ends;
+	l->spans = calloc(begins, sizeof(*l->spans));
+	size_t *open = calloc(begins, sizeof(*open)); /* indices into spans, oldest first */
+	if (!l->spans || !open) {
+		free(open);
+		return -ENOMEM;
+	}
+	size_t nopen = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct marker_entry *m = &l->v[i];
+		if (m->kind == PSREC_MK_SPAN_BEGIN) {
+			unsigned depth = 0;
+			for (size_t k = 0; k < nopen; k++) {
+				const struct marker_entry *o = &l->v[l->spans[open[k]].begin];
+				depth += o->pid == m->pid && o->tid == m->tid;
+			}
+			l->spans[l->nspans] = (struct marker_span){ i, SIZE_MAX, depth };
+			open[nopen++] = l->nspans++;
+		} else if (m->kind == PSREC_MK_SPAN_END) {
+			size_t k = nopen;
+			while (k-- > 0 && !same_span(l, &l->v[l->spans[open[k]].begin], m))
+				;
+			if (k == SIZE_MAX) {
+				l->unmatched_ends++;
+				continue;
+			}
+			l->spans[open[k]].end = i;
+			memmove(open + k, open + k + 1, (nopen - k - 1) * sizeof(*open));
+			nopen--;
+		}
+	}
+	free(open);
+	return 0;
+ends:
+	for (size_t i = 0; i < l->n; i++)
+		l->unmatched_ends += l->v[i].kind == PSREC_MK_SPAN_END;
+	return 0;
+}
+
+/* ---- the listing ---------------------------------------------------------- */
+
+/* Bytes as text, control bytes as \xNN (a msg is escaped already by its
+ * writer; a payload or a name from another writer may not be). */
+static void put_text(FILE *out, const void *p, size_t len)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < 0x20 || s[i] == 0x7f)
+			fprintf(out, "\\x%02x", s[i]);
+		else
+			putc(s[i], out);
+	}
+}
+
+/* ns as seconds with 6 decimals, the integer part at least width wide */
+static void put_seconds(FILE *out, int width, uint64_t ns)
+{
+	fprintf(out, "%*" PRIu64 ".%06" PRIu64, width, ns / 1000000000u, ns % 1000000000u / 1000u);
+}
+
+static const char *kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case PSREC_MK_TEXT: return "mark";
+	case PSREC_MK_BYTES: return "bytes";
+	case PSREC_MK_SPAN_BEGIN: return "begin";
+	case PSREC_MK_SPAN_END: return "end";
+	default: return NULL;
+	}
+}
+
+static void put_thread(FILE *out, const struct marker_entry *m)
+{
+	char id[32];
+	snprintf(id, sizeof(id), "%" PRId32 "/%" PRId32, m->pid, m->tid);
+	fprintf(out, "  %-13s  ", id);
+}
+
+int marker_list_write(FILE *out, const struct marker_list *l, const char *input, struct err *e)
+{
+	size_t open = 0;
+	for (size_t i = 0; i < l->nspans; i++)
+		open += l->spans[i].end == SIZE_MAX;
+	fprintf(out, "# %zu marker%s, %zu span%s in %s (%zu open, %" PRIu64 " end%s without a begin); "
+		"times in s from the first sample, ", l->n, l->n == 1 ? "" : "s", l->nspans, l->nspans == 1 ? "" : "s",
+		strcmp(input, "-") ? input : "standard input", open, l->unmatched_ends,
+		l->unmatched_ends == 1 ? "" : "s");
+	put_seconds(out, 0, l->first_time);
+	fputs("\n#         TIME  PID/TID        COMM              KIND       TEXT\n", out);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct marker_entry *m = &l->v[i];
+		fputs("  ", out);
+		put_seconds(out, 6, m->time - l->first_time);
+		put_thread(out, m);
+		char comm[64];
+		snprintf(comm, sizeof(comm), "%s", m->comm ? m->comm : "[unknown]");
+		put_text(out, comm, strlen(comm));
+		fprintf(out, "%*s", (int)(strlen(comm) < 16 ? 18 - strlen(comm) : 2), "");
+		char kind[32];
+		const char *k = kind_name(m->kind);
+		if (m->kind == PSREC_MK_BYTES)
+			snprintf(kind, sizeof(kind), "bytes(%" PRIu32 ")", m->type);
+		else if (k)
+			snprintf(kind, sizeof(kind), "%s", k);
+		else
+			snprintf(kind, sizeof(kind), "kind(%" PRIu32 ")", m->kind);
+		fprintf(out, "%-9s  ", kind);
+		put_text(out, marker_entry_msg(l, m), m->msg_len);
+		putc('\n', out);
+	}
+	if (l->nspans) {
+		fputs("# spans\n#        START   DURATION ms  PID/TID        NAME\n", out);
+		for (size_t i = 0; i < l->nspans; i++) {
+			const struct marker_span *sp = &l->spans[i];
+			const struct marker_entry *b = &l->v[sp->begin];
+			fputs("  ", out);
+			put_seconds(out, 6, b->time - l->first_time);
+			if (sp->end == SIZE_MAX)
+				fprintf(out, "  %12s", "open");
+			else
+				fprintf(out, "  %12.3f", (double)(l->v[sp->end].time - b->time) / 1e6);
+			put_thread(out, b);
+			fprintf(out, "%*s", (int)(2 * sp->depth), "");
+			const uint8_t *name;
+			size_t len;
+			span_name(l, b, &name, &len);
+			put_text(out, name, len);
+			putc('\n', out);
+		}
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return err_set(e, -EIO, "cannot write the markers: %s", strerror(errno));
+	return 0;
+}
+
+/* ---- --between ------------------------------------------------------------ */
+
+static bool payload_is(const struct marker_list *l, const struct marker_entry *m, const char *s)
+{
+	size_t n = strlen(s);
+	return m->pay_len == n && memcmp(marker_entry_payload(l, m), s, n) == 0;
+}
+
+/* The first entry from i on whose payload is s; l->n if none. */
+static size_t find_from(const struct marker_list *l, size_t i, const char *s)
+{
+	while (i < l->n && !payload_is(l, &l->v[i], s))
+		i++;
+	return i;
+}
+
+int marker_windows(const struct marker_list *l, const char *a, const char *b, uint64_t **win, size_t *nwin,
+		   struct err *e)
+{
+	*win = NULL;
+	*nwin = 0;
+	if (l->n == 0)
+		return err_set(e, -ENOENT, "--between: no markers at all (recorded without a program using psrec_mark?)");
+	size_t i = find_from(l, 0, a);
+	if (i == l->n)
+		return err_set(e, -ENOENT, "--between: no marker '%s'", a);
+	size_t cap = 0;
+	while (i < l->n) {
+		size_t j = find_from(l, i + 1, b);
+		if (j == l->n)
+			break;
+		if (*nwin == cap) {
+			cap = cap ? cap * 2 : 8;
+			uint64_t *nw = realloc(*win, cap * 2 * sizeof(*nw));
+			if (!nw) {
+				free(*win);
+				*win = NULL;
+				*nwin = 0;
+				return -ENOMEM;
+			}
+			*win = nw;
+		}
+		(*win)[2 * *nwin] = l->v[i].time;
+		(*win)[2 * *nwin + 1] = l->v[j].time;
+		(*nwin)++;
+		i = find_from(l, j + 1, a);
+	}
+	if (*nwin == 0)
+		return err_set(e, -ENOENT, "--between: no marker '%s' after the marker '%s'", b, a);
+	return 0;
+}
+
+bool marker_windows_hold(const uint64_t *win, size_t nwin, uint64_t t)
+{
+	/* the last window starting at or before t */
+	size_t lo = 0, hi = nwin;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (win[2 * mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && t <= win[2 * (lo - 1) + 1];
+}
+
+/* s[0, n) with "\," and "\\" unescaped, malloc'd. */
+static char *unescape(const char *s, size_t n)
+{
+	char *out = malloc(n + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\' && i + 1 < n && (s[i + 1] == ',' || s[i + 1] == '\\'))
+			i++;
+		*o++ = s[i];
+	}
+	*o = '\0';
+	return out;
+}
+
+int marker_between_parse(const char *arg, char **a, char **b, struct err *e)
+{
+	*a = *b = NULL;
+	size_t n = strlen(arg), comma = n;
+	for (size_t i = 0; i < n; i++) {
+		if (arg[i] == '\\' && i + 1 < n) {
+			i++;
+			continue;
+		}
+		if (arg[i] == ',') {
+			comma = i;
+			break;
+		}
+	}
+	if (comma == n || comma == 0 || comma == n - 1)
+		return err_set(e, -EINVAL, "--between '%s': expected A,B: the texts of two markers, a comma inside "
+			       "either written \\,", arg);
+	*a = unescape(arg, comma);
+	*b = unescape(arg + comma + 1, n - comma - 1);
+	if (!*a || !*b) {
+		free(*a);
+		free(*b);
+		*a = *b = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- psrec markers' command line -------------------------------------------- */
+
+enum { KEY_PID = 256, KEY_TID, KEY_COMM };
+
+int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *e)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "pid", required_argument, NULL, KEY_PID },
+		{ "tid", required_argument, NULL, KEY_TID },
+		{ "comm", required_argument, NULL, KEY_COMM },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	*c = (struct markers_cli){ "perf.data", MARKER_FILTER_ALL, false };
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
+		int err = 0;
+		switch (ch) {
+		case 'i': c->input = optarg; break;
+		case 'h': c->help = true; break;
+		case KEY_PID: err = fold_cli_id("--pid", optarg, &c->filter.pid, e); break;
+		case KEY_TID: err = fold_cli_id("--tid", optarg, &c->filter.tid, e); break;
+		case KEY_COMM: c->filter.comm = optarg; break;
+		case ':':
+			return err_set(e, -EINVAL, "markers: option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return err_set(e, -EINVAL, "markers: unknown option '%s'; see psrec markers --help",
+				       argv[optind - 1]);
+		}
+		if (err)
+			return err;
+	}
+	if (!c->help && optind < argc)
+		return err_set(e, -EINVAL, "markers: unexpected argument '%s' (the input is -i FILE)", argv[optind]);
+	return 0;
+}
