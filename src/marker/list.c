@@ -280,6 +280,12 @@ static void put_seconds(FILE *out, int width, uint64_t ns)
 	fprintf(out, "%*" PRIu64 ".%06" PRIu64, width, ns / 1000000000u, ns % 1000000000u / 1000u);
 }
 
+/* t from the first sample (a marker stamped 0 by a broken writer: 0) */
+static uint64_t since_first(const struct marker_list *l, uint64_t t)
+{
+	return t > l->first_time ? t - l->first_time : 0;
+}
+
 static const char *kind_name(uint32_t kind)
 {
 	switch (kind) {
@@ -312,7 +318,7 @@ int marker_list_write(FILE *out, const struct marker_list *l, const char *input,
 	for (size_t i = 0; i < l->n; i++) {
 		const struct marker_entry *m = &l->v[i];
 		fputs("  ", out);
-		put_seconds(out, 6, m->time - l->first_time);
+		put_seconds(out, 6, since_first(l, m->time));
 		put_thread(out, m);
 		char comm[64];
 		snprintf(comm, sizeof(comm), "%s", m->comm ? m->comm : "[unknown]");
@@ -336,7 +342,7 @@ int marker_list_write(FILE *out, const struct marker_list *l, const char *input,
 			const struct marker_span *sp = &l->spans[i];
 			const struct marker_entry *b = &l->v[sp->begin];
 			fputs("  ", out);
-			put_seconds(out, 6, b->time - l->first_time);
+			put_seconds(out, 6, since_first(l, b->time));
 			if (sp->end == SIZE_MAX)
 				fprintf(out, "  %12s", "open");
 			else
