@@ -9,6 +9,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +60,16 @@ void markers_init(struct markers *m, uint64_t sample_type, int clockid)
 	m->tmp = (struct buf)BUF_INIT;
 }
 
-static void warn_once(struct markers *m, const char *fmt, pid_t pid)
+static void warn_once(struct markers *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn_once(struct markers *m, const char *fmt, ...)
 {
-	if (!m->warning[0])
-		snprintf(m->warning, sizeof(m->warning), fmt, (int)pid);
+	if (m->warning[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->warning, sizeof(m->warning), fmt, ap);
+	va_end(ap);
 }
 
 static int push_chan(struct markers *m, const struct marker_chan *c)
