@@ -596,7 +596,7 @@ static int cmd_pprof(int argc, char **argv)
 }
 
 static const char markers_usage[] =
-"usage: psrec markers [-i FILE] [--pid PID] [--tid TID] [--comm NAME]\n"
+"usage: psrec markers [-i FILE] [--pid PID] [--tid TID] [--comm NAME] [--json]\n"
 "\n"
 "List the markers a program sent with psrec_mark() and friends (the samples\n"
 "of psrec:marker) in time order: seconds from the recording's first sample,\n"
@@ -608,6 +608,7 @@ static const char markers_usage[] =
 "\n"
 "  -i, --input=FILE      the recording (default perf.data)\n"
 "      --pid=PID, --tid=TID, --comm=NAME   only these threads' markers\n"
+"      --json            one JSON object: {\"markers\": [...], \"spans\": [...]}\n"
 "\n"
 "psrec flamegraph --between 'A,B' (and fold, pprof) keeps the samples from\n"
 "each marker A to the next marker B.\n";
@@ -635,7 +636,9 @@ static int cmd_markers(int argc, char **argv)
 			name);
 	else if (!err && l.n == 0)
 		fprintf(stderr, "psrec: no markers in %s (recorded without a program using psrec_mark?)\n", name);
-	else if (!err)
+	if (!err && cli.json)
+		err = marker_list_write_json(stdout, &l, cli.input, &e);
+	else if (!err && l.n)
 		err = marker_list_write(stdout, &l, cli.input, &e);
 	if (!err && l.bad)
 		fprintf(stderr, "psrec: %s: %" PRIu64 " psrec:marker samples did not decode and were skipped\n", name,

@@ -361,6 +361,91 @@ int marker_list_write(FILE *out, const struct marker_list *l, const char *input,
 	return 0;
 }
 
+/* ---- the listing as JSON --------------------------------------------------- */
+
+/* A JSON string of len bytes: quote, backslash and control bytes escaped;
+ * the rest as is (a msg is printable UTF-8 as psrec writes it). */
+static void put_json_str(FILE *out, const char *s, size_t len)
+{
+	putc('"', out);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			putc(c, out);
+	}
+	putc('"', out);
+}
+
+/* A span's name for JSON: its begin's msg after "begin: " (escaped as
+ * perf script prints it, so always text). */
+static void put_json_name(FILE *out, const struct marker_list *l, const struct marker_entry *b)
+{
+	const char *m = marker_entry_msg(l, b);
+	size_t len = b->msg_len;
+	if (len >= 7 && memcmp(m, "begin: ", 7) == 0) {
+		m += 7;
+		len -= 7;
+	}
+	put_json_str(out, m, len);
+}
+
+static void put_json_seconds(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+}
+
+int marker_list_write_json(FILE *out, const struct marker_list *l, const char *input, struct err *e)
+{
+	fputs("{\"input\": ", out);
+	put_json_str(out, input, strlen(input));
+	fprintf(out, ", \"first_sample_ns\": %" PRIu64 ", \"unmatched_ends\": %" PRIu64 ", \"markers\": [",
+		l->first_time, l->unmatched_ends);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct marker_entry *m = &l->v[i];
+		const char *k = kind_name(m->kind);
+		fprintf(out, "%s\n  {\"time\": ", i ? "," : "");
+		put_json_seconds(out, since_first(l, m->time));
+		fprintf(out, ", \"time_ns\": %" PRIu64 ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"comm\": ",
+			m->time, m->pid, m->tid);
+		if (m->comm)
+			put_json_str(out, m->comm, strlen(m->comm));
+		else
+			fputs("null", out);
+		if (k)
+			fprintf(out, ", \"kind\": \"%s\"", k);
+		else
+			fprintf(out, ", \"kind\": %" PRIu32, m->kind);
+		if (m->kind == PSREC_MK_BYTES)
+			fprintf(out, ", \"type\": %" PRIu32, m->type);
+		fprintf(out, ", \"truncated\": %s, \"text\": ", m->flags & PSREC_MKF_TRUNCATED ? "true" : "false");
+		put_json_str(out, marker_entry_msg(l, m), m->msg_len);
+		putc('}', out);
+	}
+	fputs(l->n ? "\n], \"spans\": [" : "], \"spans\": [", out);
+	for (size_t i = 0; i < l->nspans; i++) {
+		const struct marker_span *sp = &l->spans[i];
+		const struct marker_entry *b = &l->v[sp->begin];
+		fprintf(out, "%s\n  {\"start\": ", i ? "," : "");
+		put_json_seconds(out, since_first(l, b->time));
+		if (sp->end == SIZE_MAX)
+			fputs(", \"duration_ms\": null, \"open\": true", out);
+		else
+			fprintf(out, ", \"duration_ms\": %.6f, \"open\": false", (double)(l->v[sp->end].time - b->time) / 1e6);
+		fprintf(out, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"depth\": %u, \"name\": ", b->pid, b->tid,
+			sp->depth);
+		put_json_name(out, l, b);
+		putc('}', out);
+	}
+	fputs(l->nspans ? "\n]}\n" : "]}\n", out);
+	if (fflush(out) != 0 || ferror(out))
+		return err_set(e, -EIO, "cannot write the markers: %s", strerror(errno));
+	return 0;
+}
+
 /* ---- --between ------------------------------------------------------------ */
 
 static bool payload_is(const struct marker_list *l, const struct marker_entry *m, const char *s)
@@ -472,7 +557,7 @@ int marker_between_parse(const char *arg, char **a, char **b, struct err *e)
 
 /* ---- psrec markers' command line -------------------------------------------- */
 
-enum { KEY_PID = 256, KEY_TID, KEY_COMM };
+enum { KEY_PID = 256, KEY_TID, KEY_COMM, KEY_JSON };
 
 int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *e)
 {
@@ -481,10 +566,11 @@ int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *
 		{ "pid", required_argument, NULL, KEY_PID },
 		{ "tid", required_argument, NULL, KEY_TID },
 		{ "comm", required_argument, NULL, KEY_COMM },
+		{ "json", no_argument, NULL, KEY_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	*c = (struct markers_cli){ "perf.data", MARKER_FILTER_ALL, false };
+	*c = (struct markers_cli){ "perf.data", MARKER_FILTER_ALL, false, false };
 	optind = 1;
 	opterr = 0;
 	int ch;
@@ -496,6 +582,7 @@ int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *
 		case KEY_PID: err = fold_cli_id("--pid", optarg, &c->filter.pid, e); break;
 		case KEY_TID: err = fold_cli_id("--tid", optarg, &c->filter.tid, e); break;
 		case KEY_COMM: c->filter.comm = optarg; break;
+		case KEY_JSON: c->json = true; break;
 		case ':':
 			return err_set(e, -EINVAL, "markers: option '%s' needs an argument", argv[optind - 1]);
 		default:

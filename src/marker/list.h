@@ -95,6 +95,15 @@ static inline const uint8_t *marker_entry_payload(const struct marker_list *l, c
  * -EIO with *e when out fails. */
 int marker_list_write(FILE *out, const struct marker_list *l, const char *input, struct err *e);
 
+/* The same as one JSON object: {"input", "first_sample_ns",
+ * "unmatched_ends", "markers": [{"time" (s from the first sample),
+ * "time_ns" (the recording's clock), "pid", "tid", "comm" (null: none),
+ * "kind" ("mark", "bytes", "begin", "end"; a number for another),
+ * "type" (bytes only), "truncated", "text" (msg)}], "spans": [{"start",
+ * "duration_ms" (null when open), "open", "pid", "tid", "depth",
+ * "name" (escaped as in msg)}]}. -EIO with *e. */
+int marker_list_write_json(FILE *out, const struct marker_list *l, const char *input, struct err *e);
+
 /*
  * --between: the windows [A, B] of l, each from a marker whose payload
  * is a exactly to the first later marker whose payload is b; the next
@@ -118,6 +127,7 @@ int marker_between_parse(const char *arg, char **a, char **b, struct err *e);
 struct markers_cli {
 	const char *input;          /* default perf.data; "-": standard input */
 	struct marker_filter filter;
+	bool json;
 	bool help;
 };
 

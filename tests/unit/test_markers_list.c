@@ -488,14 +488,60 @@ static void test_unfinished_recording_markers_read_the_same(void **state)
 	unfinished = false;
 }
 
+/* --json: one object, every string escaped (a msg's control bytes come
+ * escaped by its writer already); exactly this. */
+static void test_json_listing(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	put_comm(&b, 1, 1, "p\"q", 1);  /* tid 2 has its process's name */
+	BEGIN(&b, 1, 1, 1 * SEC, "all");
+	MARK(&b, 1, 1, 1 * SEC + 1500, "say \"hi\"\n");
+	put_mark(&b, PSREC_MK_BYTES, 1, 2, 2 * SEC, "\xff");
+	END(&b, 1, 1, 3 * SEC, "all");
+	BEGIN(&b, 1, 2, 3 * SEC, "late");
+	struct marker_list l;
+	struct marker_filter all = MARKER_FILTER_ALL;
+	read_list(&b, &l, &all);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	struct err e = { "" };
+	assert_int_equal(marker_list_write_json(m, &l, "x.data", &e), 0);
+	fclose(m);
+	assert_string_equal(text,
+		"{\"input\": \"x.data\", \"first_sample_ns\": 1000000000, \"unmatched_ends\": 0, \"markers\": [\n"
+		"  {\"time\": 0.000000000, \"time_ns\": 1000000000, \"pid\": 1, \"tid\": 1, \"comm\": \"p\\\"q\", "
+		"\"kind\": \"begin\", \"truncated\": false, \"text\": \"begin: all\"},\n"
+		"  {\"time\": 0.000001500, \"time_ns\": 1000001500, \"pid\": 1, \"tid\": 1, \"comm\": \"p\\\"q\", "
+		"\"kind\": \"mark\", \"truncated\": false, \"text\": \"say \\\"hi\\\"\\\\x0a\"},\n"
+		"  {\"time\": 1.000000000, \"time_ns\": 2000000000, \"pid\": 1, \"tid\": 2, \"comm\": \"p\\\"q\", "
+		"\"kind\": \"bytes\", \"type\": 7, \"truncated\": false, \"text\": \"[type 7] ff\"},\n"
+		"  {\"time\": 2.000000000, \"time_ns\": 3000000000, \"pid\": 1, \"tid\": 1, \"comm\": \"p\\\"q\", "
+		"\"kind\": \"end\", \"truncated\": false, \"text\": \"end: all\"},\n"
+		"  {\"time\": 2.000000000, \"time_ns\": 3000000000, \"pid\": 1, \"tid\": 2, \"comm\": \"p\\\"q\", "
+		"\"kind\": \"begin\", \"truncated\": false, \"text\": \"begin: late\"}\n"
+		"], \"spans\": [\n"
+		"  {\"start\": 0.000000000, \"duration_ms\": 2000.000000, \"open\": false, \"pid\": 1, \"tid\": 1, "
+		"\"depth\": 0, \"name\": \"all\"},\n"
+		"  {\"start\": 2.000000000, \"duration_ms\": null, \"open\": true, \"pid\": 1, \"tid\": 2, "
+		"\"depth\": 0, \"name\": \"late\"}\n"
+		"]}\n");
+	free(text);
+	marker_list_free(&l);
+	buf_free(&b);
+}
+
 static void test_markers_cli(void **state)
 {
 	(void)state;
 	struct markers_cli c;
 	struct err e = { "" };
 	char *ok[] = { (char *)"markers", (char *)"-i", (char *)"r.data", (char *)"--pid", (char *)"5",
-		       (char *)"--tid", (char *)"6", (char *)"--comm", (char *)"w", NULL };
-	assert_int_equal(markers_cli_parse(9, ok, &c, &e), 0);
+		       (char *)"--tid", (char *)"6", (char *)"--comm", (char *)"w", (char *)"--json", NULL };
+	assert_int_equal(markers_cli_parse(10, ok, &c, &e), 0);
+	assert_true(c.json);
 	assert_string_equal(c.input, "r.data");
 	assert_int_equal(c.filter.pid, 5);
 	assert_int_equal(c.filter.tid, 6);
@@ -509,9 +555,10 @@ static void test_markers_cli(void **state)
 	assert_non_null(strstr(e.msg, "--pid 'x'"));
 	char *extra[] = { (char *)"markers", (char *)"file", NULL };
 	assert_int_equal(markers_cli_parse(2, extra, &c, &e), -EINVAL);
-	char *unk[] = { (char *)"markers", (char *)"--json", NULL };
+	assert_false(c.json);
+	char *unk[] = { (char *)"markers", (char *)"--csv", NULL };
 	assert_int_equal(markers_cli_parse(2, unk, &c, &e), -EINVAL);
-	assert_non_null(strstr(e.msg, "--json"));
+	assert_non_null(strstr(e.msg, "--csv"));
 }
 
 int main(void)
@@ -526,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_fold_between_keeps_window_samples),
 		cmocka_unit_test(test_fold_between_reads_a_stream),
 		cmocka_unit_test(test_unfinished_recording_markers_read_the_same),
+		cmocka_unit_test(test_json_listing),
 		cmocka_unit_test(test_markers_cli),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
