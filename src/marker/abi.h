@@ -58,12 +58,14 @@ struct psrec_marker_ctl {
 	uint64_t data_size;     /* power of two, >= 64 KiB */
 	uint32_t creator;       /* pid that created it */
 	uint32_t pad0;
-	uint8_t  line0[32];
-	/* offset 64: the reader's */
+	/* Read by every marker, written only when a reader comes or goes:
+	 * not on tail's line, which the reader writes at every pass. */
 	uint32_t consumer;      /* pid of the psrec reading; 0: none */
 	uint32_t epoch;         /* +1 at each claim */
+	uint8_t  line0[24];
+	/* offset 64: the reader's */
 	uint64_t tail;
-	uint8_t  line1[48];
+	uint8_t  line1[56];
 	/* offset 128: the producers' */
 	uint64_t head;
 	uint8_t  line2[56];
@@ -100,5 +102,7 @@ struct psrec_marker_rec {
 
 _Static_assert(sizeof(struct psrec_marker_rec) == PSREC_MARKER_REC_HDR, "marker record header");
 _Static_assert(sizeof(struct psrec_marker_ctl) == 208, "marker control page layout");
+_Static_assert(__builtin_offsetof(struct psrec_marker_ctl, tail) == 64 && __builtin_offsetof(struct psrec_marker_ctl, head) == 128,
+	       "reader and producers on their own cache lines");
 
 #endif
