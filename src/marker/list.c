@@ -199,9 +199,41 @@ int marker_list_read(struct marker_list *l, const char *path, const struct marke
 
 /* ---- spans ---------------------------------------------------------------- */
 
+/* Span markers by thread, then (by_name) name, then time: qsort_r's. */
+struct span_order {
+	const struct marker_list *l;
+	bool by_name;
+};
+
+static int cmp_span_marker(const void *pa, const void *pb, void *arg)
+{
+	const struct span_order *o = arg;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	const struct marker_entry *a = &o->l->v[ia], *b = &o->l->v[ib];
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (o->by_name) {
+		const uint8_t *na, *nb;
+		size_t la, lb;
+		span_name(o->l, a, &na, &la);
+		span_name(o->l, b, &nb, &lb);
+		int c = memcmp(na, nb, la < lb ? la : lb);
+		if (c || la != lb)
+			return c ? c : la < lb ? -1 : 1;
+	}
+	return ia < ib ? -1 : ia > ib;
+}
+
+static bool same_thread(const struct marker_entry *a, const struct marker_entry *b)
+{
+	return a->pid == b->pid && a->tid == b->tid;
+}
+
 static bool same_span(const struct marker_list *l, const struct marker_entry *a, const struct marker_entry *b)
 {
-	if (a->pid != b->pid || a->tid != b->tid)
+	if (!same_thread(a, b))
 		return false;
 	const uint8_t *pa, *pb;
 	size_t la, lb;
@@ -210,52 +242,79 @@ static bool same_span(const struct marker_list *l, const struct marker_entry *a,
 	return la == lb && memcmp(pa, pb, la) == 0;
 }
 
+/*
+ * Sorted by (thread, name, time), the markers of one span name on one
+ * thread are a run in which each end closes the top of a stack of its
+ * begins: the latest open one. Then sorted by (thread, time), the open
+ * spans counted along each thread give each begin its depth. O(n log n)
+ * whatever the program left unbalanced.
+ */
 int marker_list_pair(struct marker_list *l)
 {
 	free(l->spans);
 	l->spans = NULL;
 	l->nspans = 0;
 	l->unmatched_ends = 0;
-	size_t begins = 0;
-	for (size_t i = 0; i < l->n; i++)
+	size_t m = 0, begins = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		m += l->v[i].kind == PSREC_MK_SPAN_BEGIN || l->v[i].kind == PSREC_MK_SPAN_END;
 		begins += l->v[i].kind == PSREC_MK_SPAN_BEGIN;
-	if (!begins)
-		goto ends;
-	l->spans = calloc(begins, sizeof(*l->spans));
-	size_t *open = calloc(begins, sizeof(*open)); /* indices into spans, oldest first */
-	if (!l->spans || !open) {
-		free(open);
+	}
+	if (!m)
+		return 0;
+	size_t *idx = malloc(m * sizeof(*idx)), *stack = malloc(m * sizeof(*stack));
+	size_t *span_of = malloc(l->n * sizeof(*span_of)); /* a begin's span; SIZE_MAX: a matched end */
+	l->spans = calloc(begins ? begins : 1, sizeof(*l->spans));
+	if (!idx || !stack || !span_of || !l->spans) {
+		free(idx);
+		free(stack);
+		free(span_of);
+		free(l->spans);
+		l->spans = NULL;
 		return -ENOMEM;
 	}
-	size_t nopen = 0;
+	m = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		const struct marker_entry *m = &l->v[i];
-		if (m->kind == PSREC_MK_SPAN_BEGIN) {
-			unsigned depth = 0;
-			for (size_t k = 0; k < nopen; k++) {
-				const struct marker_entry *o = &l->v[l->spans[open[k]].begin];
-				depth += o->pid == m->pid && o->tid == m->tid;
-			}
-			l->spans[l->nspans] = (struct marker_span){ i, SIZE_MAX, depth };
-			open[nopen++] = l->nspans++;
-		} else if (m->kind == PSREC_MK_SPAN_END) {
-			size_t k = nopen;
-			while (k-- > 0 && !same_span(l, &l->v[l->spans[open[k]].begin], m))
-				;
-			if (k == SIZE_MAX) {
-				l->unmatched_ends++;
-				continue;
-			}
-			l->spans[open[k]].end = i;
-			memmove(open + k, open + k + 1, (nopen - k - 1) * sizeof(*open));
-			nopen--;
+		uint32_t k = l->v[i].kind;
+		span_of[i] = 0;
+		if (k == PSREC_MK_SPAN_BEGIN) {
+			span_of[i] = l->nspans;
+			l->spans[l->nspans++] = (struct marker_span){ i, SIZE_MAX, 0 };
+		}
+		if (k == PSREC_MK_SPAN_BEGIN || k == PSREC_MK_SPAN_END)
+			idx[m++] = i;
+	}
+	struct span_order o = { l, true };
+	qsort_r(idx, m, sizeof(*idx), cmp_span_marker, &o);
+	size_t top = 0;
+	for (size_t j = 0; j < m; j++) {
+		size_t i = idx[j];
+		if (j == 0 || !same_span(l, &l->v[idx[j - 1]], &l->v[i]))
+			top = 0; /* a new run: its stack starts empty */
+		if (l->v[i].kind == PSREC_MK_SPAN_BEGIN) {
+			stack[top++] = span_of[i];
+		} else if (top) {
+			l->spans[stack[--top]].end = i;
+			span_of[i] = SIZE_MAX;
+		} else {
+			l->unmatched_ends++;
 		}
 	}
-	free(open);
-	return 0;
-ends:
-	for (size_t i = 0; i < l->n; i++)
-		l->unmatched_ends += l->v[i].kind == PSREC_MK_SPAN_END;
+	o.by_name = false;
+	qsort_r(idx, m, sizeof(*idx), cmp_span_marker, &o);
+	unsigned open = 0;
+	for (size_t j = 0; j < m; j++) {
+		size_t i = idx[j];
+		if (j == 0 || !same_thread(&l->v[idx[j - 1]], &l->v[i]))
+			open = 0;
+		if (l->v[i].kind == PSREC_MK_SPAN_BEGIN)
+			l->spans[span_of[i]].depth = open++;
+		else if (span_of[i] == SIZE_MAX)
+			open--;
+	}
+	free(idx);
+	free(stack);
+	free(span_of);
 	return 0;
 }
 

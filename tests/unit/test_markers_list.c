@@ -254,6 +254,34 @@ static void test_span_end_closes_latest_begin_of_its_name(void **state)
 	buf_free(&b);
 }
 
+/* A program that leaks begins (an error path that skips the end) and
+ * ends of names never begun: pairing stays linear-logarithmic, depths
+ * count only what is still open. */
+static void test_spans_unbalanced_at_scale(void **state)
+{
+	(void)state;
+	enum { N = 50000 };
+	struct buf b = BUF_INIT;
+	for (uint64_t i = 0; i < N; i++) {
+		BEGIN(&b, 1, 1, 10 * i + 1, "req");
+		BEGIN(&b, 1, 1, 10 * i + 2, "step");
+		END(&b, 1, 1, 10 * i + 3, "step");
+		END(&b, 1, 1, 10 * i + 4, "other");
+	}
+	struct marker_list l;
+	struct marker_filter all = MARKER_FILTER_ALL;
+	read_list(&b, &l, &all);
+	assert_int_equal(l.nspans, 2 * N);
+	assert_int_equal(l.unmatched_ends, N);
+	/* the last req is inside every earlier one; its step one deeper */
+	assert_int_equal(l.spans[2 * N - 2].depth, N - 1);
+	assert_true(l.spans[2 * N - 2].end == SIZE_MAX);
+	assert_int_equal(l.spans[2 * N - 1].depth, N);
+	assert_int_equal(l.v[l.spans[2 * N - 1].end].time, 10 * (N - 1) + 3);
+	marker_list_free(&l);
+	buf_free(&b);
+}
+
 static void between_ok(const char *arg, const char *wa, const char *wb)
 {
 	char *a, *b;
@@ -567,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_listing_in_time_order_with_comm),
 		cmocka_unit_test(test_spans_nest_and_pair_per_thread),
 		cmocka_unit_test(test_span_end_closes_latest_begin_of_its_name),
+		cmocka_unit_test(test_spans_unbalanced_at_scale),
 		cmocka_unit_test(test_between_splits_at_first_unescaped_comma),
 		cmocka_unit_test(test_windows_repeat_and_name_what_is_missing),
 		cmocka_unit_test(test_fold_leaves_markers_out_by_default),
