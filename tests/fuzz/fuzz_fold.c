@@ -3,6 +3,9 @@
  * the symbolizer and the DWARF unwinder over whatever the records say,
  * against the real files of this machine they name (libc's CFI, say).
  *
+ * Then psrec markers' listing, span pairing and --between windows over
+ * the same bytes (its psrec:marker samples are the program's text).
+ *
  * fold reads a path, so the bytes go to a memfd first. The build-id cache
  * is a directory that does not exist: only the paths are looked at.
  */
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include "fold/fold.h"
+#include "marker/list.h"
 
 int fuzz_fold_one(const uint8_t *data, size_t size)
 {
@@ -44,6 +48,23 @@ int fuzz_fold_one(const uint8_t *data, size_t size)
 		}
 		fold_free(&r);
 	}
+	struct marker_list l;
+	struct marker_filter f = MARKER_FILTER_ALL;
+	struct err e = { "" };
+	marker_list_init(&l);
+	if (marker_list_read(&l, path, &f, &e) == 0 && marker_list_pair(&l) == 0) {
+		FILE *out = fopen("/dev/null", "we");
+		if (out) {
+			marker_list_write(out, &l, path, &e);
+			marker_list_write_json(out, &l, path, &e);
+			fclose(out);
+		}
+		uint64_t *win = NULL;
+		size_t nwin = 0;
+		if (marker_windows(&l, "phase 1 begin", "phase 1 end", &win, &nwin, &e) == 0)
+			free(win);
+	}
+	marker_list_free(&l);
 	close(fd);
 	return 0;
 }
