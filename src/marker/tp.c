@@ -156,10 +156,17 @@ static bool escape(struct buf *b, const uint8_t *p, size_t n, int *err)
 	static const char hex[] = "0123456789abcdef";
 	bool changed = false;
 	for (size_t i = 0; i < n && !*err;) {
+		/* Plain ASCII goes in runs: most markers are nothing else. */
+		size_t run = 0;
+		while (i + run < n && p[i + run] >= 0x20 && p[i + run] < 0x7f && p[i + run] != '\\')
+			run++;
+		if (run) {
+			*err = buf_append(b, p + i, run);
+			i += run;
+			continue;
+		}
 		size_t l = utf8_len(p + i, n - i);
-		if (l == 1 && p[i] >= 0x20 && p[i] != 0x7f && p[i] != '\\') {
-			*err = buf_append(b, p + i, 1);
-		} else if (l > 1) {
+		if (l > 1) {
 			*err = buf_append(b, p + i, l);
 		} else {
 			char e[4] = { '\\', '\\', 0, 0 };
