@@ -307,9 +307,10 @@ echo "ok: -o - keeps the markers, read from a pipe and from the file"
 kd="$TMP/k.data"
 "$PSREC" -e cpu-clock -F 1000 -o "$kd" -- "$PHASES" 6 1000 >/dev/null 2>"$TMP/k.err" &
 kpid=$!
-# 1.5 s of samples in the live header: a checkpoint 0.5 s after phase 2
-# began (at 1 s); the markers until then were drained in or before it
-wait_until "has_samples $kd 1500" 60 "1500 samples in the live $kd"
+# 1800 samples in the live header (about 1000 a second of phases's CPU):
+# a checkpoint well after phase 2 began (at 1 s); the markers until then
+# were drained in or before it
+wait_until "has_samples $kd 1800" 60 "1800 samples in the live $kd"
 child=$(pgrep -P "$kpid" phases || true)
 kill -KILL "$kpid"
 wait "$kpid" 2>/dev/null
@@ -326,7 +327,7 @@ nk=$(awk -F'\t' '$2 !~ /^cpu-clock/' "$TMP/k.txt" | wc -l)
 awk '/^# spans/ { exit } !/^#/ { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print }' "$TMP/k.list" |
 	sed -E 's/^(\[type 7\]).*/\1/' >"$TMP/k.m"
 expected_phases 6 | head -5 | diff - <(head -5 "$TMP/k.m") >&2 ||
-	fail "killed after 1.5 s of samples: the markers up to phase 2 begin are not all there"
+	fail "killed after 1.8 s of samples: the markers up to phase 2 begin are not all there"
 echo "ok: kill -9: $(wc -l <"$TMP/k.m") markers survived, up to '$(tail -1 "$TMP/k.m")'"
 
 sw="$TMP/sw.data"
