@@ -54,6 +54,28 @@ void psrec_span_end(const char *name);
  * skip building an expensive message nobody receives. */
 int psrec_marker_listening(void);
 
+/*
+ * The calls above test, inline, whether anyone listens before they call
+ * the library: with no psrec a marker costs two loads and a branch and no
+ * call (no PLT jump, no argument setup), and its arguments are not
+ * evaluated, as with assert(): keep side effects out of them. Define
+ * PSREC_MARKER_NO_INLINE before including this header for plain calls
+ * (their address can be taken either way). Not API: the library
+ * keeps psrec_marker__consumer pointing at a word that is nonzero when a
+ * psrec reads (or before the library is set up: the call sets it up).
+ */
+extern const uint32_t *psrec_marker__consumer;
+
+#ifndef PSREC_MARKER_NO_INLINE
+#define psrec_marker__gate() __builtin_expect(*(const volatile uint32_t *)psrec_marker__consumer != 0, 0)
+#define psrec_mark(...) (psrec_marker__gate() ? psrec_mark(__VA_ARGS__) : (void)0)
+#define psrec_mark_str(s, len) (psrec_marker__gate() ? psrec_mark_str((s), (len)) : (void)0)
+#define psrec_mark_bytes(type, data, len) \
+	(psrec_marker__gate() ? psrec_mark_bytes((type), (data), (len)) : (void)0)
+#define psrec_span_begin(name) (psrec_marker__gate() ? psrec_span_begin(name) : (void)0)
+#define psrec_span_end(name) (psrec_marker__gate() ? psrec_span_end(name) : (void)0)
+#endif
+
 #ifdef __cplusplus
 }
 #endif

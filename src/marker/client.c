@@ -33,6 +33,7 @@
 /* The API, and only it, is exported (the library builds with
  * -fvisibility=hidden). */
 #pragma GCC visibility push(default)
+#define PSREC_MARKER_NO_INLINE /* the functions themselves, not the gate */
 #include "psrec/marker.h"
 #pragma GCC visibility pop
 
@@ -52,6 +53,9 @@ static struct psrec_marker_ctl mk_boot = { .consumer = 1 };
 static struct psrec_marker_ctl mk_off;
 
 static struct psrec_marker_ctl *mk_ctl = &mk_boot;
+/* What marker.h's inline gate reads (exported): always &mk_ctl->consumer,
+ * stored with mk_ctl. */
+const uint32_t *psrec_marker__consumer = &mk_boot.consumer;
 static int mk_state = MK_NONE;
 /* The ring's place and size as validated at setup: never re-read from the
  * shared page, which the other side could rewrite. */
@@ -183,6 +187,7 @@ static void mk_setup_run(void)
 	}
 	/* mk_data and mk_size before the pointer that leads to them. */
 	__atomic_store_n(&mk_ctl, ctl, __ATOMIC_RELEASE);
+	__atomic_store_n(&psrec_marker__consumer, &ctl->consumer, __ATOMIC_RELEASE);
 	__atomic_store_n(&mk_state, MK_DONE, __ATOMIC_RELEASE);
 }
 
@@ -227,6 +232,7 @@ void psrec_marker__reset_for_test(int setup)
 	mk_size = 0;
 	mk_fd = -1;
 	__atomic_store_n(&mk_ctl, &mk_boot, __ATOMIC_RELEASE);
+	__atomic_store_n(&psrec_marker__consumer, &mk_boot.consumer, __ATOMIC_RELEASE);
 	__atomic_store_n(&mk_state, MK_NONE, __ATOMIC_RELEASE);
 	if (setup)
 		mk_setup();
