@@ -319,7 +319,10 @@ static int drain_chan(struct markers *m, struct marker_chan *c)
 	uint64_t t = ctl->tail, h = LOAD_ACQ(&ctl->head), start = t;
 	uint64_t mask = c->size - 1;
 	int err = 0;
-	if (h - t > c->size) {
+	/* tail is in the program's memory too: one it left unaligned would
+	 * have the size below read misaligned and, in the last 3 bytes of
+	 * the ring, past its end. */
+	if (h - t > c->size || t % 8) {
 		broken(m, c);
 		return 0;
 	}
