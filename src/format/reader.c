@@ -612,7 +612,14 @@ const struct reader_attr *reader_record_attr(const struct reader *r, const struc
 	uint64_t st = r->attrs[0].attr.sample_type;
 	struct sample s;
 	int err;
-	if (rec->type == PD_RECORD_SAMPLE)
+	/* IDENTIFIER is a sample's first field and a trailer's last: no
+	 * parse for the common case (every record is asked this). */
+	if ((st & PD_SAMPLE_IDENTIFIER) && rec->size >= 16 &&
+	    (rec->type == PD_RECORD_SAMPLE ||
+	     (rec->type < PD_RECORD_KERNEL_MAX && (r->attrs[0].attr.flags & PD_ATTR_SAMPLE_ID_ALL)))) {
+		memcpy(&s.id, rec->data + (rec->type == PD_RECORD_SAMPLE ? 8 : rec->size - 8u), 8);
+		err = 0;
+	} else if (rec->type == PD_RECORD_SAMPLE)
 		err = sample_parse(st & ~(PD_SAMPLE_READ | PD_SAMPLE_CALLCHAIN), rec->data, rec->size, &s);
 	else if (rec->type < PD_RECORD_KERNEL_MAX && (r->attrs[0].attr.flags & PD_ATTR_SAMPLE_ID_ALL))
 		err = sample_parse_id_trailer(st, rec->data, rec->size, &s);

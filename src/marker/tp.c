@@ -234,35 +234,49 @@ static int render(struct buf *b, const struct psrec_marker_rec *rec, const uint8
 	return err;
 }
 
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return p + 4;
+}
+
 int marker_tp_sample(struct buf *b, uint64_t sample_type, const struct psrec_marker_rec *rec,
 		     const uint8_t *payload)
 {
-	size_t start = b->len;
-	struct pd_event_header h = { PD_RECORD_SAMPLE, 2 /* PERF_RECORD_MISC_USER */, 0 };
-	int err = buf_append(b, &h, sizeof(h));
-	if (!err && (sample_type & PD_SAMPLE_IDENTIFIER))
-		err = buf_append_u64(b, MARKER_TP_ID);
-	if (!err && (sample_type & PD_SAMPLE_IP))
-		err = buf_append_u64(b, rec->ip);
-	if (!err && (sample_type & PD_SAMPLE_TID)) {
-		err = buf_append_u32(b, rec->pid);
-		if (!err)
-			err = buf_append_u32(b, rec->tid);
+	/* The fixed part in one append: the recorder converts every marker,
+	 * and field-by-field appends were a sixth of its time. */
+	uint8_t fixed[8 + 6 * 8 + 4 + 28];
+	uint8_t *p = fixed + 8;
+	if (sample_type & PD_SAMPLE_IDENTIFIER)
+		p = put64(p, MARKER_TP_ID);
+	if (sample_type & PD_SAMPLE_IP)
+		p = put64(p, rec->ip);
+	if (sample_type & PD_SAMPLE_TID) {
+		p = put32(p, rec->pid);
+		p = put32(p, rec->tid);
 	}
-	if (!err && (sample_type & PD_SAMPLE_TIME))
-		err = buf_append_u64(b, rec->time);
-	if (!err && (sample_type & PD_SAMPLE_CPU)) {
-		err = buf_append_u32(b, rec->cpu == ~0u ? 0 : rec->cpu);
-		if (!err)
-			err = buf_append_u32(b, 0);
+	if (sample_type & PD_SAMPLE_TIME)
+		p = put64(p, rec->time);
+	if (sample_type & PD_SAMPLE_CPU) {
+		p = put32(p, rec->cpu == ~0u ? 0 : rec->cpu);
+		p = put32(p, 0);
 	}
-	if (!err && (sample_type & PD_SAMPLE_PERIOD))
-		err = buf_append_u64(b, 1);
-	if (err)
-		return err;
+	if (sample_type & PD_SAMPLE_PERIOD)
+		p = put64(p, 1);
 	/* RAW: u32 size, then the fixed fields, msg, data. */
-	size_t raw_at = b->len;
-	err = buf_append_zeros(b, 4 + 28);
+	uint8_t *raw_size = p;
+	uint8_t *raw = p + 4;
+	memset(raw_size, 0, 4 + 28);
+	p = raw + 28;
+	size_t start = b->len;
+	size_t raw_at = start + (size_t)(raw_size - fixed);
+	int err = buf_append(b, fixed, (size_t)(p - fixed));
 	if (err)
 		return err;
 	size_t msg_at = b->len;
@@ -272,39 +286,29 @@ int marker_tp_sample(struct buf *b, uint64_t sample_type, const struct psrec_mar
 	size_t data_at = b->len, data_len = exact ? 0 : rec->len;
 	if (!err && data_len)
 		err = buf_append(b, payload, data_len);
-	if (err)
-		return err;
-	size_t raw_len = b->len - raw_at - 4;
 	/* The kernel pads RAW so that the record stays 8-aligned. */
-	size_t pad = (8 - (b->len - start) % 8) % 8;
-	err = buf_append_zeros(b, pad);
-	if (err)
-		return err;
-	raw_len += pad;
+	if (!err)
+		err = buf_append_zeros(b, (8 - (b->len - start) % 8) % 8);
 	size_t total = b->len - start;
-	if (total > 0xffff || msg_len > 0xffff || data_len > 0xffff) {
+	if (!err && (total > 0xffff || msg_len > 0xffff || data_len > 0xffff))
+		err = -E2BIG;
+	if (err) {
 		b->len = start;
-		return -E2BIG;
+		return err;
 	}
-	uint8_t *raw = b->data + raw_at + 4;
-	uint32_t u32 = (uint32_t)raw_len;
-	memcpy(b->data + raw_at, &u32, 4);
+	uint8_t *r = b->data + raw_at;
+	put32(r, (uint32_t)(b->len - raw_at - 4));
+	r += 4;
 	uint16_t ctype = (uint16_t)MARKER_TP_CONFIG;
-	memcpy(raw, &ctype, 2);
-	int32_t pid = (int32_t)rec->pid;
-	memcpy(raw + 4, &pid, 4);
-	u32 = (uint32_t)(msg_len << 16 | (msg_at - raw_at - 4));
-	memcpy(raw + 8, &u32, 4);
-	u32 = rec->kind;
-	memcpy(raw + 12, &u32, 4);
-	u32 = rec->type;
-	memcpy(raw + 16, &u32, 4);
-	u32 = rec->flags;
-	memcpy(raw + 20, &u32, 4);
-	u32 = (uint32_t)(data_len << 16 | (data_at - raw_at - 4));
-	memcpy(raw + 24, &u32, 4);
-	uint16_t size = (uint16_t)total;
-	memcpy(b->data + start + 6, &size, 2);
+	memcpy(r, &ctype, 2);
+	put32(r + 4, rec->pid);
+	put32(r + 8, (uint32_t)(msg_len << 16 | (msg_at - raw_at - 4)));
+	put32(r + 12, rec->kind);
+	put32(r + 16, rec->type);
+	put32(r + 20, rec->flags);
+	put32(r + 24, (uint32_t)(data_len << 16 | (data_at - raw_at - 4)));
+	struct pd_event_header h = { PD_RECORD_SAMPLE, 2 /* PERF_RECORD_MISC_USER */, (uint16_t)total };
+	memcpy(b->data + start, &h, sizeof(h));
 	return 0;
 }
 

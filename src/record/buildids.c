@@ -16,6 +16,7 @@
 
 #include "buildid/elfid.h"
 #include "format/feature.h"
+#include "marker/tp.h"
 #include "format/reader.h"
 #include "format/sample.h"
 #include "record/procfs.h"
@@ -52,16 +53,40 @@ static void hit(struct buildids *b, int32_t pid, uint64_t addr, uint64_t time, i
 		b->unresolved++;
 }
 
+/* Markers name their call site's binary, which perf report needs too; but
+ * a flood comes from a few sites: each (pid, ip) is looked up once, as
+ * far as this direct-mapped memo remembers (a miss only costs a lookup). */
+#define MARKER_SITES 256
+
+static bool marker_site_seen(uint64_t (*seen)[2], int32_t pid, uint64_t ip)
+{
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 ^ ip;
+	uint64_t *slot = seen[(key ^ key >> 17) % MARKER_SITES];
+	if (slot[0] == key && slot[1] == 1)
+		return true;
+	slot[0] = key;
+	slot[1] = 1;
+	return false;
+}
+
 static int mark_hits(struct buildids *b, struct reader *r, struct err *e)
 {
 	struct reader_record rec;
+	uint64_t sites[MARKER_SITES][2] = { { 0 } };
 	int n;
 	while ((n = reader_next(r, &rec, e)) > 0) {
 		if (rec.type != PD_RECORD_SAMPLE)
 			continue;
 		const struct reader_attr *a = reader_record_attr(r, &rec);
+		if (!a)
+			continue;
+		/* A marker's IDENTIFIER, IP, TID lead (marker/tp.h): a site
+		 * seen before needs no parsing. */
+		if (marker_tp_is(&a->attr) && rec.size >= 32 &&
+		    marker_site_seen(sites, (int32_t)get_u64(rec.data + 24), get_u64(rec.data + 16)))
+			continue;
 		struct sample s;
-		if (!a || sample_parse(a->attr.sample_type, rec.data, rec.size, &s))
+		if (sample_parse(a->attr.sample_type, rec.data, rec.size, &s))
 			continue;
 		b->samples++;
 		int mode = rec.misc & PD_MISC_CPUMODE_MASK;
