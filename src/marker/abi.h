@@ -74,7 +74,9 @@ struct psrec_marker_ctl {
 	uint64_t truncated;     /* markers cut to PSREC_MARK_MAX */
 };
 
-/* Record kinds. Unknown kinds are skipped by size (forward compatible). */
+/* Record kinds. A reader that meets a kind it does not know records it
+ * as such ("[kind N]" and the payload): a newer library's markers show up
+ * rather than vanish, and the size still frames the ring. */
 #define PSREC_MK_PAD        0
 #define PSREC_MK_TEXT       1
 #define PSREC_MK_BYTES      2

@@ -135,7 +135,9 @@ static int claim(struct markers *m, struct marker_chan *c)
 {
 	struct psrec_marker_ctl *ctl = c->ctl;
 	uint32_t cur = LOAD_ACQ(&ctl->consumer);
-	if (cur && cur != (uint32_t)m->self) {
+	if (cur == (uint32_t)m->self)
+		return -EALREADY; /* ours already: nothing to forget */
+	if (cur) {
 		if (kill((pid_t)cur, 0) == 0 || errno == EPERM)
 			return -EBUSY;
 		/* Its reader died (kill -9): take it over. */
@@ -264,7 +266,9 @@ static int scan_pid(struct markers *m, pid_t pid)
 			err = push_chan(m, &c);
 		if (err) {
 			unmap_chan(&c);
-			if (err == -EBUSY) {
+			if (err == -EALREADY) {
+				/* This psrec's own under another inode: nothing to say. */
+			} else if (err == -EBUSY) {
 				m->st.foreign++;
 				warn_once(m, "the markers of process %d are read by another psrec", pid);
 			} else {
@@ -309,7 +313,10 @@ static void broken(struct markers *m, struct marker_chan *c)
 {
 	c->broken = true;
 	m->st.broken++;
-	warn_once(m, "a bad record in the marker channel of process %d: its later markers are not recorded", c->pid);
+	if (c->pid)
+		warn_once(m, "a bad record in the marker channel of process %d: its later markers are not recorded", c->pid);
+	else
+		warn_once(m, "a bad record in the marker channel of the command: its later markers are not recorded");
 }
 
 /* Every committed record of c into m->out. */
@@ -407,8 +414,10 @@ void markers_stop(struct markers *m)
 		struct marker_chan *c = &m->ch[i];
 		uint32_t self = (uint32_t)m->self;
 		__atomic_compare_exchange_n(&c->ctl->consumer, &self, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-		m->st.dropped += LOAD_ACQ(&c->ctl->dropped) - c->dropped0;
-		m->st.truncated += LOAD_ACQ(&c->ctl->truncated) - c->truncated0;
+		/* The program's counters: one that went down counts nothing. */
+		uint64_t d = LOAD_ACQ(&c->ctl->dropped), t = LOAD_ACQ(&c->ctl->truncated);
+		m->st.dropped += d > c->dropped0 ? d - c->dropped0 : 0;
+		m->st.truncated += t > c->truncated0 ? t - c->truncated0 : 0;
 	}
 }
 
