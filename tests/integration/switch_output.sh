@@ -56,6 +56,15 @@ total=0 shared=0
 for f in "${files[@]}"; do
 	[[ $f =~ /sw\.data\.[0-9]{16}$ ]] || fail "chunk name $f is not OUTPUT.YYYYmmddHHMMSScc (16 digits, as perf names them)"
 	grep -q "^psrec: chunk $f (" "$TMP/sw.err" || fail "psrec did not announce $f"
+	# A cut just before spin exits leaves a last chunk of its exit
+	# records alone (once, under ASan in CI): valid, and perf says only
+	# that it has no samples.
+	if [ "$f" = "${files[-1]}" ] && ! has_samples "$f" 1; then
+		report -i "$f" >/dev/null || true
+		grep -q 'has no samples' "$TMP/perf.err" || fail "the empty last chunk $f: $(cat "$TMP/perf.err")"
+		grep -q "^psrec: chunk $f (0 samples" "$TMP/sw.err" || fail "psrec did not say $f is empty"
+		continue
+	fi
 	txt=$(report -i "$f" --no-children --sort sym)
 	no_perf_warnings "perf report of chunk $f"
 	# Symbols resolve in every chunk: its side band is its own. The share
