@@ -116,17 +116,24 @@ echo "ok: ${#files[@]} chunks, $total samples, each chunk read alone; per CPU se
 if [ -x "$HSPARSER" ]; then
 	"$HSPARSER" --input "$TMP/one.data" --output "$TMP/one.pp" 2>"$TMP/hs.one.err" ||
 		fail "hotspot-perfparser failed on one recording: $(cat "$TMP/hs.one.err")"
+	resolved=0
 	for f in "${files[@]}"; do
 		"$HSPARSER" --input "$f" --output "$f.pp" 2>"$TMP/hs.err" || fail "hotspot-perfparser failed on $f: $(cat "$TMP/hs.err")"
 		extra=$(comm -23 <(hs_normalize "$TMP/hs.err") <(hs_normalize "$TMP/hs.one.err"))
 		[ -z "$extra" ] || fail "hotspot-perfparser says of $f, not of one recording: $extra"
 		"$HSDECODE" --no-inline "$f.pp" >"$TMP/hs.txt" || fail "cannot decode hotspot's output for $f"
 		res=$(awk -F'\t' '$1 ~ /^sample / { n++; if ($2 ~ /^hot_[abc]@/) h++ } END { printf "%d %d", h, n }' "$TMP/hs.txt")
-		awk -v c="$res" 'BEGIN { split(c, x, " "); exit !(x[2] > 100 && x[1] >= 0.9 * x[2]) }' ||
-			fail "hotspot resolves hot_* in only $res samples of chunk $f"
+		# The share is measured where there are samples enough (a last
+		# chunk of spin's exit held 15, none in hot_*, under ASan in CI)
+		if [ "${res#* }" -gt 100 ]; then
+			awk -v c="$res" 'BEGIN { split(c, x, " "); exit !(x[1] >= 0.9 * x[2]) }' ||
+				fail "hotspot resolves hot_* in only $res samples of chunk $f"
+			resolved=$((resolved + 1))
+		fi
 		rm -f "$f.pp"
 	done
-	echo "ok: hotspot's perfparser resolves spin in every chunk"
+	[ "$resolved" -ge 3 ] || fail "only $resolved chunks held 100 samples for hotspot to resolve"
+	echo "ok: hotspot's perfparser reads every chunk and resolves spin in the $resolved chunks of 100 samples or more"
 fi
 
 # ---- -z: every chunk decodes alone --------------------------------------
