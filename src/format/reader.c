@@ -125,6 +125,7 @@ static int open_pipe(struct reader *r, struct err *e)
 	struct pd_event_header h;
 	/* Up to the first record that is not whole: reader_next reports it. */
 	while (walk_mem(r->base, r->len, pos, &h) == WALK_WHOLE) {
+		uint64_t trailer = walk_trailer(r->base + pos, &h);
 		if (h.type == PD_RECORD_HEADER_ATTR) {
 			uint32_t asz;
 			if (h.size < 8 + ATTR_SIZE_VER0)
@@ -145,13 +146,12 @@ static int open_pipe(struct reader *r, struct err *e)
 				r->pipe_feat[feat].len = h.size - 16u;
 			}
 		} else if (h.type == PD_RECORD_HEADER_TRACING_DATA) {
-			uint64_t n = walk_trailer(r->base + pos, &h);
-			if (n > r->len - pos - h.size)
+			if (trailer > r->len - pos - h.size)
 				break;
 			r->pipe_feat[PD_FEAT_TRACING_DATA].p = r->base + pos + h.size;
-			r->pipe_feat[PD_FEAT_TRACING_DATA].len = (size_t)n;
+			r->pipe_feat[PD_FEAT_TRACING_DATA].len = (size_t)trailer;
 		}
-		pos += h.size + walk_trailer(r->base + pos, &h);
+		pos += h.size + trailer;
 	}
 	if (nr == 0 && pos == r->data_begin) {
 		/* Not one whole record: a stream whose writer was killed at
@@ -610,21 +610,19 @@ const struct reader_attr *reader_record_attr(const struct reader *r, const struc
 	if (r->nr_attrs == 1)
 		return &r->attrs[0];
 	uint64_t st = r->attrs[0].attr.sample_type;
+	bool sample = rec->type == PD_RECORD_SAMPLE;
+	if (!sample && !(rec->type < PD_RECORD_KERNEL_MAX && (r->attrs[0].attr.flags & PD_ATTR_SAMPLE_ID_ALL)))
+		return &r->attrs[0];
 	struct sample s;
-	int err;
+	int err = 0;
 	/* IDENTIFIER is a sample's first field and a trailer's last: no
 	 * parse for the common case (every record is asked this). */
-	if ((st & PD_SAMPLE_IDENTIFIER) && rec->size >= 16 &&
-	    (rec->type == PD_RECORD_SAMPLE ||
-	     (rec->type < PD_RECORD_KERNEL_MAX && (r->attrs[0].attr.flags & PD_ATTR_SAMPLE_ID_ALL)))) {
-		memcpy(&s.id, rec->data + (rec->type == PD_RECORD_SAMPLE ? 8 : rec->size - 8u), 8);
-		err = 0;
-	} else if (rec->type == PD_RECORD_SAMPLE)
+	if ((st & PD_SAMPLE_IDENTIFIER) && rec->size >= 16)
+		memcpy(&s.id, rec->data + (sample ? 8 : rec->size - 8u), 8);
+	else if (sample)
 		err = sample_parse(st & ~(PD_SAMPLE_READ | PD_SAMPLE_CALLCHAIN), rec->data, rec->size, &s);
-	else if (rec->type < PD_RECORD_KERNEL_MAX && (r->attrs[0].attr.flags & PD_ATTR_SAMPLE_ID_ALL))
-		err = sample_parse_id_trailer(st, rec->data, rec->size, &s);
 	else
-		return &r->attrs[0];
+		err = sample_parse_id_trailer(st, rec->data, rec->size, &s);
 	if (err)
 		return NULL;
 	if (s.id == 0)

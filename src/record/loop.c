@@ -68,14 +68,13 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	}
 	ring_tally_add(&st->tally, &pass);
 	ring_tally_add(&st->chunk, &pass);
-	if (!err && c->markers) {
+	if (!err && c->markers)
 		err = markers_drain(c->markers);
-		struct buf *mb = &c->markers->out;
+	if (!err && c->markers && c->markers->out.len) {
+		struct iovec in = { c->markers->out.data, c->markers->out.len };
 		size_t len;
-		struct iovec in = { mb->data, mb->len };
-		if (!err && mb->len)
-			err = compress_span(c->compress, &in, 1, &len);
-		if (!err && mb->len) {
+		err = compress_span(c->compress, &in, 1, &len);
+		if (!err) {
 			struct iovec out = { c->compress->out, len };
 			err = writer_append(w, &out, 1);
 			wrote = true;

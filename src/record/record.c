@@ -33,9 +33,9 @@
 #include "buildid/store.h"
 #include "format/compress.h"
 #include "format/sample.h"
+#include "marker/tp.h"
 #include "record/buildids.h"
 #include "record/features.h"
-#include "marker/tp.h"
 #include "record/hostinfo.h"
 #include "record/markers.h"
 #include "record/output.h"
@@ -184,6 +184,13 @@ static void marker_event(struct recording *r, bool final)
 	r->mk.sample_type = r->mk_ev.attr.sample_type;
 }
 
+/* The feature inputs of a new file, its events psrec:marker included. */
+static void inputs_init(struct recording *r)
+{
+	features_inputs_init(&r->fin, &r->host, r->env.cfg, r->pipe, &r->smp, r->comp_ok ? &r->comp : NULL);
+	r->fin.marker = r->mk_on ? &r->mk_ev : NULL;
+}
+
 static int prepare(struct recording *r, struct err *e)
 {
 	const struct record_config *c = r->env.cfg;
@@ -268,8 +275,7 @@ static int open_events(struct recording *r, struct err *e)
 			return err_set(e, err, "cannot set up zstd compression: %s", strerror(-err));
 		r->comp_ok = true;
 	}
-	features_inputs_init(&r->fin, &r->host, c, r->pipe, &r->smp, r->comp_ok ? &r->comp : NULL);
-	r->fin.marker = r->mk_on ? &r->mk_ev : NULL;
+	inputs_init(r);
 	return 0;
 }
 
@@ -486,9 +492,8 @@ static int begin_chunk(struct recording *r, struct err *e)
 	r->out_fd = r->out.file.fd;
 	if (err)
 		return err;
-	features_inputs_init(&r->fin, &r->host, c, r->pipe, &r->smp, r->comp_ok ? &r->comp : NULL);
+	inputs_init(r);
 	r->fin.machine = r->machine_ok ? &r->machine : NULL;
-	r->fin.marker = r->mk_on ? &r->mk_ev : NULL;
 	if (r->mk_on)
 		marker_event(r, false);
 	buildids_free(&r->bids);
