@@ -27,6 +27,10 @@ int compress_init(struct compressor *c, int level, size_t max_span)
 		compress_free(c);
 		return -EINVAL;
 	}
+	/* Any one record fits a span, however small the ring: a caller
+	 * cutting other data (the markers) into spans can always cut. */
+	if (max_span < COMPRESS_SPAN_MIN)
+		max_span = COMPRESS_SPAN_MIN;
 	/* Two neighbouring chunks hold more than COMPRESS_CHUNK_MAX bytes
 	 * (one closes only when the next record does not fit it). */
 	c->max_chunks = 2 * (max_span / COMPRESS_CHUNK_MAX) + 3;

@@ -57,7 +57,11 @@ struct compressor {
 	uint64_t raw_records;   /* written uncompressed (too big for a chunk) */
 };
 
-/* level 1-22; max_span = the largest span ever fed (the ring size). */
+/* The least max_span: one record of the largest size perf allows. */
+#define COMPRESS_SPAN_MIN 65536
+
+/* level 1-22; max_span = the largest span ever fed (the ring size; at
+ * least COMPRESS_SPAN_MIN is taken). */
 int compress_init(struct compressor *c, int level, size_t max_span);
 
 /*

@@ -23,14 +23,31 @@
  *    pad = off + need > size ? size - off : 0;
  *    if h + pad + need - t > size: dropped++, return;
  *    CAS head h -> h + pad + need (retry from the top on failure);
- *    write PAD (if any) and the record, each published last by a
- *    release store of its nonzero size.
- * Consumer: at tail, load-acquire size; 0 = not yet committed (stop
- * there until the next pass); else copy the record out, zero its bytes,
- * then release-store tail += size. Zeroing before the release is what
- * keeps "size 0 = uncommitted" true when producers come round again.
+ *    if pad: release-store the PAD's first word {pad, PAD, 0};
+ *    store the record's pid and tid, then release-store its first word
+ *    {size 0, kind PSREC_MK_STAMP, flags need / 8}: the stamp;
+ *    write the rest, then release-store the first word {need, kind,
+ *    flags}: the commit.
+ * The first word is the record's first 8 bytes (size, kind, flags), one
+ * 64-bit atomic store; a reader of 32-bit sizes sees it the same way.
+ * Consumer: at tail, load-acquire the first word. A nonzero size is a
+ * committed record: copy it out, zero its bytes, then release-store
+ * tail += size. Zeroing before the release is what keeps "size 0 =
+ * uncommitted" true when producers come round again. Size 0 is a
+ * record in progress: stop there until the next pass, unless its writer
+ * is gone. A stamp names the writer (pid, tid) and the length: a thread
+ * that no longer exists will never commit, so the consumer zeroes the
+ * reservation and moves on (abandoned). A record never stamped (an
+ * older library, or a writer that died between its CAS and its stamp)
+ * can only be timed out: still there after a while, the consumer skips
+ * to the next nonzero word, where the next record begins (free bytes
+ * are zero).
  * The consumer treats everything in the ring as untrusted: a size that
  * is not 8-aligned, below the header, or past the end stops the channel.
+ *
+ * The stamp came after version 1 and needs no new version: a reader that
+ * knows nothing of it sees size 0 and waits, as before; a producer that
+ * does not stamp is timed out instead of skipped at once.
  *
  * Producers write only while consumer != 0 (the absent path is that one
  * load). A reader that stops sets consumer 0, then drains what was
@@ -82,6 +99,8 @@ struct psrec_marker_ctl {
 #define PSREC_MK_BYTES      2
 #define PSREC_MK_SPAN_BEGIN 3
 #define PSREC_MK_SPAN_END   4
+/* Not a record: the kind of a reservation's stamp (size 0). */
+#define PSREC_MK_STAMP      0xffff
 
 #define PSREC_MKF_TRUNCATED 1   /* the payload was longer than PSREC_MARK_MAX */
 
@@ -101,6 +120,17 @@ struct psrec_marker_rec {
 };
 
 #define PSREC_MARKER_REC_HDR 48u
+
+/* A record's first word (size, kind, flags), stored and loaded as one
+ * uint64_t: a stamp or a commit in one atomic access. */
+union psrec_marker_word {
+	struct {
+		uint32_t size;
+		uint16_t kind;
+		uint16_t flags;
+	} f;
+	uint64_t w;
+};
 
 _Static_assert(sizeof(struct psrec_marker_rec) == PSREC_MARKER_REC_HDR, "marker record header");
 _Static_assert(sizeof(struct psrec_marker_ctl) == 208, "marker control page layout");

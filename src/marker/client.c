@@ -338,33 +338,38 @@ MK_INLINE void mk_emit(struct psrec_marker_ctl *c, uint16_t kind, uint32_t type,
 
 	uint8_t *data = mk_data;
 	if (pad) {
-		struct psrec_marker_rec *pr = (struct psrec_marker_rec *)(data + (h & mask));
-		pr->kind = PSREC_MK_PAD;
-		__atomic_store_n(&pr->size, (uint32_t)pad, __ATOMIC_RELEASE);
+		union psrec_marker_word pw = { .f = { (uint32_t)pad, PSREC_MK_PAD, 0 } };
+		__atomic_store_n((uint64_t *)(data + (h & mask)), pw.w, __ATOMIC_RELEASE);
 		h += pad;
 	}
 	struct psrec_marker_rec *r = (struct psrec_marker_rec *)(data + (h & mask));
+	/* The stamp, first: should this thread die before the commit (a
+	 * fault in the copy, a kill), the reader sees whose the bytes are
+	 * and how many, and skips them once the thread is gone instead of
+	 * waiting for it for good. */
+	const struct mk_ids *ids = mk_ids_get();
+	r->pid = ids->pid;
+	r->tid = ids->tid;
+	union psrec_marker_word sw = { .f = { 0, PSREC_MK_STAMP, (uint16_t)(need / 8) } };
+	__atomic_store_n((uint64_t *)r, sw.w, __ATOMIC_RELEASE);
 	/* Only these may touch errno (a failing sched_getcpu sets it); the
 	 * drop path above leaves it alone without paying for a save. */
 	int saved = errno;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	const struct mk_ids *ids = mk_ids_get();
 	int cpu = sched_getcpu();
 	errno = saved;
 
-	r->kind = kind;
-	r->flags = flags;
 	r->type = type;
 	r->len = (uint32_t)len;
 	r->time = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	r->pid = ids->pid;
-	r->tid = ids->tid;
 	r->ip = ip;
 	r->cpu = cpu < 0 ? ~0u : (uint32_t)cpu;
 	r->res = 0;
 	mk_copy((uint8_t *)(r + 1), p, len);
-	__atomic_store_n(&r->size, (uint32_t)need, __ATOMIC_RELEASE);
+	/* The commit: size, kind and flags in one store. */
+	union psrec_marker_word cw = { .f = { (uint32_t)need, kind, flags } };
+	__atomic_store_n((uint64_t *)r, cw.w, __ATOMIC_RELEASE);
 }
 
 /* Everything past the absent check, out of line: the public functions

@@ -26,6 +26,36 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* The pass's markers as COMPRESSED records, in spans of whole samples:
+ * a burst of them outgrows one span (the ring's size). Only what reached
+ * the file counts as written. */
+static int write_markers_compressed(struct writer *w, struct compressor *z, struct markers *m, uint64_t seen,
+				    bool *wrote)
+{
+	for (markers_drain(m, now_ms(), seen); m->out.len; markers_drain_on(m)) {
+		for (size_t done = 0; done < m->out.len;) {
+			size_t piece = markers_piece(m, done, z->max_span), len;
+			if (piece == 0)
+				return -EINVAL; /* no sample exceeds COMPRESS_SPAN_MIN */
+			struct iovec in = { m->out.data + done, piece };
+			int err = compress_span(z, &in, 1, &len);
+			uint64_t before = w->end;
+			if (!err) {
+				struct iovec out = { z->out, len };
+				err = writer_append(w, &out, 1);
+				*wrote = true;
+			}
+			if (err) {
+				markers_written(m, done + compress_input_kept(z, (size_t)(w->end - before)));
+				return err;
+			}
+			done += piece;
+		}
+		markers_written(m, m->out.len);
+	}
+	return 0;
+}
+
 /* A pass with compression: one ring at a time, then the round. */
 static int drain_pass_compressed(struct sampler *s, struct writer *w, const struct loop_config *c,
 				 struct loop_stats *st, struct buf *carry)
@@ -33,6 +63,7 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	struct ring_tally pass = { 0 };
 	bool wrote = false;
 	int err = 0;
+	uint64_t seen = st->tally.last_time;
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct ring *r = &s->rings[i];
 		struct iovec iov[2];
@@ -69,17 +100,7 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	ring_tally_add(&st->tally, &pass);
 	ring_tally_add(&st->chunk, &pass);
 	if (!err && c->markers)
-		err = markers_drain(c->markers);
-	if (!err && c->markers && c->markers->out.len) {
-		struct iovec in = { c->markers->out.data, c->markers->out.len };
-		size_t len;
-		err = compress_span(c->compress, &in, 1, &len);
-		if (!err) {
-			struct iovec out = { c->compress->out, len };
-			err = writer_append(w, &out, 1);
-			wrote = true;
-		}
-	}
+		err = write_markers_compressed(w, c->compress, c->markers, seen, &wrote);
 	if (!err && wrote)
 		err = writer_round(w);
 	if (err)
@@ -112,27 +133,32 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 	}
 	/* The markers after the rings' records, before the round: perf
 	 * sorts them in among this pass's samples. */
-	if (c->markers) {
-		int err = markers_drain(c->markers);
-		if (err)
-			return err;
-		iov[n].iov_base = c->markers->out.data;
-		iov[n].iov_len = c->markers->out.len;
-		n += c->markers->out.len > 0;
-		total += c->markers->out.len;
+	size_t rings = total;
+	struct markers *m = c->markers;
+	if (m) {
+		markers_drain(m, now_ms(), st->tally.last_time);
+		iov[n].iov_base = m->out.data;
+		iov[n].iov_len = m->out.len;
+		n += m->out.len > 0;
+		total += m->out.len;
 	}
 	if (total == 0)
 		return 0;
 	/* The round goes in the same append, after every ring's span (the
-	 * last pwritev when the pass needs more than one). */
-	iov[n].iov_base = (void *)&writer_round_record;
-	iov[n].iov_len = sizeof(writer_round_record);
-	n++;
+	 * last pwritev when the pass needs more than one), unless more
+	 * markers follow: then after their last piece. */
+	if (!m || !m->more) {
+		iov[n].iov_base = (void *)&writer_round_record;
+		iov[n].iov_len = sizeof(writer_round_record);
+		n++;
+	}
 	uint64_t before = w->end;
 	int err = writer_append(w, iov, n);
 	/* Count only what reached the file: after a short write, the
 	 * complete records the writer kept, ring by ring. */
 	uint64_t kept = w->end - before;
+	if (m)
+		markers_written(m, kept > rings ? (size_t)(kept - rings) : 0);
 	struct ring_tally pass = { 0 };
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct ring *r = &s->rings[i];
@@ -150,6 +176,15 @@ static int drain_pass(struct sampler *s, struct writer *w, const struct loop_con
 	}
 	ring_tally_add(&st->tally, &pass);
 	ring_tally_add(&st->chunk, &pass);
+	while (!err && m && m->more) {
+		markers_drain_on(m);
+		struct iovec more[2] = { { m->out.data, m->out.len }, { (void *)&writer_round_record, 0 } };
+		if (!m->more)
+			more[1].iov_len = sizeof(writer_round_record);
+		before = w->end;
+		err = writer_append(w, more, 2);
+		markers_written(m, (size_t)(w->end - before));
+	}
 	if (err)
 		return err;
 	st->passes++;

@@ -4,6 +4,7 @@
 #include "markers.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,22 +89,30 @@ static int push_chan(struct markers *m, const struct marker_chan *c)
 	return 0;
 }
 
-static void unmap_chan(struct marker_chan *c)
+static void unmap_chan(struct markers *m, struct marker_chan *c)
 {
-	if (c->map)
+	if (c->map) {
 		munmap(c->map, c->map_len);
+		m->mapped -= c->size;
+	}
 	if (c->fd >= 0)
 		close(c->fd);
 	c->map = NULL;
 	c->fd = -1;
 }
 
-/* Map fd (already checked to be sealed) and check its control page. */
-static int map_chan(struct marker_chan *c, int fd, const struct stat *sb)
+/* Why a channel was not taken (map_chan), for the one warning. */
+#define MAP_UNKNOWN   (-EPROTO)  /* not a control page psrec knows */
+#define MAP_TOO_BIG   (-EFBIG)   /* a foreign ring past MARKERS_FOREIGN_MAX */
+#define MAP_OVER      (-ENOSPC)  /* past MARKERS_MAP_BUDGET */
+
+/* Map fd (already checked to be sealed) and check its control page;
+ * foreign: a channel psrec did not make. */
+static int map_chan(struct markers *m, struct marker_chan *c, int fd, const struct stat *sb, bool foreign)
 {
 	c->fd = fd;
 	if ((uint64_t)sb->st_size < PSREC_MARKER_CTL_SIZE)
-		return -EINVAL;
+		return MAP_UNKNOWN;
 	void *p = mmap(NULL, PSREC_MARKER_CTL_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -114,11 +124,16 @@ static int map_chan(struct marker_chan *c, int fd, const struct stat *sb)
 		  (size & (size - 1)) == 0 && (uint64_t)sb->st_size == PSREC_MARKER_CTL_SIZE + size;
 	munmap(p, PSREC_MARKER_CTL_SIZE);
 	if (!ok)
-		return -EPROTO;
+		return MAP_UNKNOWN;
+	if (foreign && size > MARKERS_FOREIGN_MAX)
+		return MAP_TOO_BIG;
+	if (m->mapped + size > MARKERS_MAP_BUDGET)
+		return MAP_OVER;
 	c->map_len = PSREC_MARKER_CTL_SIZE + size;
 	p = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
+	m->mapped += size;
 	c->map = p;
 	c->ctl = p;
 	c->data = c->map + PSREC_MARKER_CTL_SIZE;
@@ -126,6 +141,46 @@ static int map_chan(struct marker_chan *c, int fd, const struct stat *sb)
 	c->dev = (uint64_t)sb->st_dev;
 	c->ino = (uint64_t)sb->st_ino;
 	return 0;
+}
+
+/* Zero the ring between free-running positions from and to, a chunk at
+ * a time, each unmapped from psrec once zeroed: zeroing a whole foreign
+ * ring must not make it all resident here at once. */
+#define ZERO_CHUNK (1u << 20)
+
+static void release_pages(struct marker_chan *c, uint64_t from, uint64_t to);
+
+static void zero_ring(struct marker_chan *c, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint64_t off = from & (c->size - 1);
+		uint64_t n = to - from;
+		if (n > c->size - off)
+			n = c->size - off;
+		if (n > ZERO_CHUNK)
+			n = ZERO_CHUNK;
+		memset(c->data + off, 0, n);
+		release_pages(c, from, from + n);
+		from += n;
+	}
+}
+
+/* Unmap from psrec the whole pages of the ring read between free-running
+ * positions from and to: they count in its RSS (and a container's memory
+ * limit) until then. The memfd keeps their data; the program's mapping
+ * is not touched. */
+static void release_pages(struct marker_chan *c, uint64_t from, uint64_t to)
+{
+	const uint64_t pg = PSREC_MARKER_CTL_SIZE; /* a page: the ring starts one in */
+	uint64_t a = from & ~(pg - 1), b = to & ~(pg - 1);
+	while (a < b) {
+		uint64_t off = a & (c->size - 1);
+		uint64_t n = b - a;
+		if (n > c->size - off)
+			n = c->size - off;
+		madvise(c->data + off, n, MADV_DONTNEED);
+		a += n;
+	}
 }
 
 /* Take the channel for this psrec: forget what an earlier reader left
@@ -145,16 +200,7 @@ static int claim(struct markers *m, struct marker_chan *c)
 			return -EBUSY;
 	}
 	uint64_t h = LOAD_ACQ(&ctl->head), t = ctl->tail;
-	if (h - t >= c->size) {
-		memset(c->data, 0, c->size);
-	} else {
-		for (uint64_t at = t; at < h;) {
-			uint64_t off = at & (c->size - 1);
-			uint64_t n = h - at < c->size - off ? h - at : c->size - off;
-			memset(c->data + off, 0, n);
-			at += n;
-		}
-	}
+	zero_ring(c, h - t >= c->size ? h - c->size : t, h);
 	STORE_REL(&ctl->tail, h);
 	__atomic_add_fetch(&ctl->epoch, 1, __ATOMIC_RELAXED);
 	c->dropped0 = LOAD_ACQ(&ctl->dropped);
@@ -191,14 +237,14 @@ int markers_create(struct markers *m, uint64_t data_size, int *fd_out)
 	STORE_REL(&ctl->magic, PSREC_MARKER_MAGIC);
 	munmap(p, PSREC_MARKER_CTL_SIZE);
 	struct stat sb;
-	err = fstat(fd, &sb) < 0 ? -errno : map_chan(&c, fd, &sb);
+	err = fstat(fd, &sb) < 0 ? -errno : map_chan(m, &c, fd, &sb, false);
 	if (!err)
 		err = claim(m, &c);
 	if (!err)
 		err = push_chan(m, &c);
 	if (err) {
-		unmap_chan(&c);
-		return err;
+		unmap_chan(m, &c);
+		return err == MAP_OVER || err == MAP_UNKNOWN ? -EPROTO : err;
 	}
 	*fd_out = fd;
 	return 0;
@@ -222,6 +268,33 @@ static bool known(const struct markers *m, const struct stat *sb)
 		if (m->ch[i].ino == (uint64_t)sb->st_ino && m->ch[i].dev == (uint64_t)sb->st_dev)
 			return true;
 	return false;
+}
+
+/* Say once why the channel of process pid was not taken. */
+static void refused(struct markers *m, pid_t pid, int err, uint64_t size)
+{
+	if (err == -EALREADY)
+		return; /* this psrec's own under another inode */
+	if (err == -EBUSY) {
+		m->st.foreign++;
+		warn_once(m, "the markers of process %d are read by another psrec", pid);
+		return;
+	}
+	m->st.refused++;
+	if (err == -EPERM)
+		warn_once(m, "process %d has a marker channel that is not sealed (it could shrink under psrec): its markers are not recorded",
+			  pid);
+	else if (err == MAP_TOO_BIG)
+		warn_once(m, "process %d offers a %" PRIu64 " MiB marker channel, more than the %u MiB psrec reads from a program: its markers are not recorded",
+			  pid, size >> 20, MARKERS_FOREIGN_MAX >> 20);
+	else if (err == MAP_OVER)
+		warn_once(m, "marker channels already take %" PRIu64 " MiB (at most %u MiB): the markers of process %d are not recorded",
+			  m->mapped >> 20, MARKERS_MAP_BUDGET >> 20, pid);
+	else if (err == MAP_UNKNOWN)
+		warn_once(m, "process %d has a marker channel psrec cannot read (another version of libpsrec-marker?): its markers are not recorded",
+			  pid);
+	else
+		warn_once(m, "cannot read the marker channel of process %d: %s", pid, strerror(-err));
 }
 
 /* The library's channel in pid's fd table: 1 found (or already known),
@@ -257,24 +330,24 @@ static int scan_pid(struct markers *m, pid_t pid)
 		}
 		/* Unsealed, the program could shrink it under psrec's reads. */
 		int seals = fcntl(fd, F_GET_SEALS);
+		bool sealed = seals >= 0 && (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW);
 		struct marker_chan c = { .fd = fd, .pid = pid };
-		int err = seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW)
-				  ? -EPROTO : map_chan(&c, fd, &sb);
+		int err = sealed ? map_chan(m, &c, fd, &sb, true) : -EPERM;
 		if (!err)
 			err = claim(m, &c);
 		if (!err)
 			err = push_chan(m, &c);
 		if (err) {
-			unmap_chan(&c);
-			if (err == -EALREADY) {
-				/* This psrec's own under another inode: nothing to say. */
-			} else if (err == -EBUSY) {
-				m->st.foreign++;
-				warn_once(m, "the markers of process %d are read by another psrec", pid);
-			} else {
-				warn_once(m, "process %d has a marker channel psrec cannot use (another version?)", pid);
+			uint64_t size = c.map ? c.size : 0;
+			if (!size) {
+				/* Said in MiB: read once more, for the message only. */
+				struct psrec_marker_ctl peek;
+				size = pread(fd, &peek, sizeof(peek), 0) == (ssize_t)sizeof(peek) ? peek.data_size : 0;
 			}
+			unmap_chan(m, &c);
+			refused(m, pid, err, size);
 		}
+		found = 1;
 		found = 1;
 	}
 	closedir(d);
@@ -309,64 +382,162 @@ static int push_slot(struct markers *m, uint64_t time, size_t off, size_t len)
 	return 0;
 }
 
-static void broken(struct markers *m, struct marker_chan *c)
+/* End channel c: a record that broke the protocol (nomem: psrec ran out
+ * of memory converting it). Its later markers are lost, no others. */
+static void end_chan(struct markers *m, struct marker_chan *c, bool nomem)
 {
 	c->broken = true;
 	m->st.broken++;
+	const char *why = nomem ? "psrec ran out of memory for the markers" : "a bad record in the marker channel";
 	if (c->pid)
-		warn_once(m, "a bad record in the marker channel of process %d: its later markers are not recorded", c->pid);
+		warn_once(m, "%s of process %d: its later markers are not recorded", why, c->pid);
 	else
-		warn_once(m, "a bad record in the marker channel of the command: its later markers are not recorded");
+		warn_once(m, "%s of the command: its later markers are not recorded", why);
 }
 
-/* Every committed record of c into m->out. */
-static int drain_chan(struct markers *m, struct marker_chan *c)
+static union psrec_marker_word first_word(const uint8_t *p)
 {
-	struct psrec_marker_ctl *ctl = c->ctl;
-	uint64_t t = ctl->tail, h = LOAD_ACQ(&ctl->head), start = t;
-	uint64_t mask = c->size - 1;
-	int err = 0;
-	/* tail is in the program's memory too: one it left unaligned would
-	 * have the size below read misaligned and, in the last 3 bytes of
-	 * the ring, past its end. */
-	if (h - t > c->size || t % 8) {
-		broken(m, c);
+	union psrec_marker_word w;
+	w.w = LOAD_ACQ((const uint64_t *)p);
+	return w;
+}
+
+/* Whether thread tid of process pid still exists (it may yet commit). */
+static bool writer_alive(uint32_t pid, uint32_t tid)
+{
+	if (pid == 0 || tid == 0 || pid > INT32_MAX || tid > INT32_MAX)
+		return false;
+	return syscall(SYS_tgkill, (pid_t)pid, (pid_t)tid, 0) == 0 || errno == EPERM;
+}
+
+/* The record at t (size 0) will not be committed: the bytes to skip, or
+ * 0 to wait. h: head as read for this pass. */
+static uint64_t abandoned_len(struct marker_chan *c, uint64_t t, uint64_t h, uint64_t now_ms,
+			      bool *bad)
+{
+	const uint8_t *p = c->data + (t & (c->size - 1));
+	union psrec_marker_word w = first_word(p);
+	if (w.f.kind == PSREC_MK_STAMP) {
+		uint64_t len = (uint64_t)w.f.flags * 8;
+		if (len < PSREC_MARKER_REC_HDR || len > h - t || (t & (c->size - 1)) + len > c->size) {
+			*bad = true;
+			return 0;
+		}
+		/* The stamp's release store published pid and tid. */
+		const struct psrec_marker_rec *r = (const struct psrec_marker_rec *)p;
+		uint32_t pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+		uint32_t tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+		return writer_alive(pid, tid) ? 0 : len;
+	}
+	/* Not stamped: only time tells a writer that died from a slow one. */
+	if (c->stall_ms == 0 || c->stall_tail != t) {
+		c->stall_tail = t;
+		c->stall_ms = now_ms + 1; /* 0: not stalled */
 		return 0;
 	}
-	while (t != h && !err) {
-		uint64_t off = t & mask;
-		uint8_t *p = c->data + off;
-		uint32_t sz = LOAD_ACQ((uint32_t *)p);
-		if (sz == 0)
-			break; /* not committed yet: the next pass */
-		if (sz % 8 || sz > h - t || off + sz > c->size) {
-			broken(m, c);
+	if (now_ms + 1 < c->stall_ms + MARKERS_STALL_MS)
+		return 0;
+	/* Free bytes are zero: the next record begins at the next nonzero
+	 * word (the first of this one may hold an older library's kind). */
+	for (uint64_t q = t + 8; q < h; q += 8)
+		if (__atomic_load_n((const uint64_t *)(c->data + (q & (c->size - 1))), __ATOMIC_RELAXED))
+			return q - t;
+	return h - t;
+}
+
+/* A marker's time on the recording's clock, kept within what perf can
+ * sort: not after now (m->ceil), not before m->floor. */
+static uint64_t marker_time(const struct markers *m, uint64_t mono)
+{
+	uint64_t t = (uint64_t)((int64_t)mono + m->clock_offset);
+	if (t > m->ceil)
+		t = m->ceil;
+	if (t < m->floor)
+		t = m->floor;
+	return t;
+}
+
+/* The committed records of c from its tail up to c->limit (its head
+ * when the pass began) into m->out, until m->out holds MARKERS_PASS_OUT
+ * bytes (m->more: the pass goes on). copy: room for one payload. */
+static void drain_chan(struct markers *m, struct marker_chan *c, uint64_t now_ms, uint8_t *copy)
+{
+	struct psrec_marker_ctl *ctl = c->ctl;
+	uint64_t t = ctl->tail, h = c->limit, start = t;
+	uint64_t mask = c->size - 1;
+	/* tail is in the program's memory too: one it left unaligned would
+	 * have the first word read misaligned and, in the last bytes of the
+	 * ring, past its end. */
+	if (h - t > c->size || t % 8) {
+		end_chan(m, c, false);
+		return;
+	}
+	bool bad = false, nomem = false;
+	while (t != h) {
+		if (m->out.len >= MARKERS_PASS_OUT) {
+			m->more = true;
 			break;
 		}
-		struct psrec_marker_rec r;
-		memcpy(&r, p, sz < sizeof(r) ? sz : sizeof(r));
-		if (r.kind != PSREC_MK_PAD) {
-			if (sz < PSREC_MARKER_REC_HDR || r.len > sz - PSREC_MARKER_REC_HDR) {
-				broken(m, c);
+		uint64_t off = t & mask;
+		uint8_t *p = c->data + off;
+		union psrec_marker_word w = first_word(p);
+		uint32_t sz = w.f.size;
+		if (sz == 0) {
+			uint64_t skip = abandoned_len(c, t, h, now_ms, &bad);
+			if (!skip)
+				break; /* not committed yet: the next pass */
+			zero_ring(c, t, t + skip);
+			m->st.abandoned++;
+			c->stall_ms = 0;
+			t += skip;
+			continue;
+		}
+		if (sz % 8 || sz > h - t || off + sz > c->size || (w.f.kind != PSREC_MK_PAD && sz < PSREC_MARKER_REC_HDR)) {
+			bad = true;
+			break;
+		}
+		if (w.f.kind != PSREC_MK_PAD) {
+			/* One copy out of the program's memory, checked and
+			 * converted from there: the program may rewrite the
+			 * ring under us, but not the copy. */
+			struct psrec_marker_rec r;
+			memcpy(&r, p, sizeof(r));
+			r.size = sz;
+			r.kind = w.f.kind;
+			r.flags = w.f.flags;
+			if (r.len > sz - PSREC_MARKER_REC_HDR) {
+				bad = true;
 				break;
 			}
-			r.time = (uint64_t)((int64_t)r.time + m->clock_offset);
 			if (r.len > PSREC_MARK_MAX) {
 				r.len = PSREC_MARK_MAX;
 				r.flags |= PSREC_MKF_TRUNCATED;
 			}
+			memcpy(copy, p + PSREC_MARKER_REC_HDR, r.len);
+			r.time = marker_time(m, r.time);
 			size_t at = m->out.len;
-			err = marker_tp_sample(&m->out, m->sample_type, &r, p + PSREC_MARKER_REC_HDR);
+			int err = marker_tp_sample(&m->out, m->sample_type, &r, copy);
 			if (!err)
 				err = push_slot(m, r.time, at, m->out.len - at);
+			if (err) {
+				m->out.len = at;
+				nomem = err == -ENOMEM;
+				bad = !nomem;
+				break;
+			}
 		}
-		memset(p, 0, sz);
+		/* A PAD may be most of the ring: zeroed and let go in chunks. */
+		if (sz > ZERO_CHUNK)
+			zero_ring(c, t, t + sz);
+		else
+			memset(p, 0, sz);
 		t += sz;
 	}
 	STORE_REL(&ctl->tail, t);
-	if (t - start > c->size / 8)
-		m->busy = true;
-	return err;
+	release_pages(c, start, t);
+	c->taken += t - start;
+	if (bad || nomem)
+		end_chan(m, c, nomem);
 }
 
 static int slot_cmp(const void *a, const void *b)
@@ -377,25 +548,39 @@ static int slot_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-int markers_drain(struct markers *m)
+/* Fill m->out from the channels, from the one the last call stopped at,
+ * then sort it by time. */
+static void drain_piece(struct markers *m, uint64_t now_ms)
 {
 	buf_reset(&m->out);
 	m->nidx = 0;
-	m->busy = false;
-	int err = 0;
-	for (size_t i = 0; i < m->n && !err; i++)
-		if (!m->ch[i].broken)
-			err = drain_chan(m, &m->ch[i]);
-	m->st.written += m->nidx;
+	m->more = false;
+	m->ceil = (uint64_t)(ns_of(CLOCK_MONOTONIC) + m->clock_offset);
+	uint8_t copy[PSREC_MARK_MAX];
+	for (; m->at < m->n; m->at++) {
+		struct marker_chan *c = &m->ch[m->at];
+		if (!c->broken)
+			drain_chan(m, c, now_ms, copy);
+		if (m->more)
+			break;
+	}
+	for (size_t i = 0; i < m->nidx; i++)
+		if (m->idx[i].time > m->time_max)
+			m->time_max = m->idx[i].time;
+	for (size_t i = 0; i < m->n && !m->more; i++)
+		if (m->ch[i].taken > m->ch[i].size / 8)
+			m->busy = true;
 	bool sorted = true;
 	for (size_t i = 1; i < m->nidx && sorted; i++)
 		sorted = m->idx[i - 1].time <= m->idx[i].time;
-	if (err || sorted)
-		return err;
+	if (sorted)
+		return;
 	/* Threads and processes race for the ring: a few records come out
-	 * of time order. */
+	 * of time order. Without the memory to sort them they go as they
+	 * are: perf sorts within the round anyway. */
 	qsort(m->idx, m->nidx, sizeof(*m->idx), slot_cmp);
 	buf_reset(&m->tmp);
+	int err = 0;
 	for (size_t i = 0; i < m->nidx && !err; i++)
 		err = buf_append(&m->tmp, m->out.data + m->idx[i].off, m->idx[i].len);
 	if (!err) {
@@ -403,7 +588,59 @@ int markers_drain(struct markers *m)
 		m->out = m->tmp;
 		m->tmp = s;
 	}
-	return err;
+}
+
+void markers_drain(struct markers *m, uint64_t now_ms, uint64_t seen)
+{
+	/* Times before what perf may have delivered already (the events of
+	 * two passes back) come out of order: only a program's lie puts a
+	 * marker there. */
+	m->floor = m->seen;
+	m->seen = seen > m->time_max ? seen : m->time_max;
+	m->busy = false;
+	m->at = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		struct marker_chan *c = &m->ch[i];
+		c->limit = c->broken ? 0 : LOAD_ACQ(&c->ctl->head);
+		c->taken = 0;
+	}
+	m->now_ms = now_ms;
+	drain_piece(m, now_ms);
+}
+
+void markers_drain_on(struct markers *m)
+{
+	if (m->more)
+		drain_piece(m, m->now_ms);
+	else
+		buf_reset(&m->out);
+}
+
+size_t markers_piece(const struct markers *m, size_t at, size_t max)
+{
+	size_t end = at;
+	while (end < m->out.len) {
+		uint16_t size;
+		memcpy(&size, m->out.data + end + 6, sizeof(size));
+		if (size == 0 || size > m->out.len - end || (end - at) + size > max)
+			break;
+		end += size;
+	}
+	return end - at;
+}
+
+void markers_written(struct markers *m, size_t bytes)
+{
+	if (bytes > m->out.len)
+		bytes = m->out.len;
+	for (size_t at = 0; at < bytes;) {
+		uint16_t size;
+		memcpy(&size, m->out.data + at + 6, sizeof(size));
+		if (size == 0 || size > bytes - at)
+			break;
+		at += size;
+		m->st.written++;
+	}
 }
 
 void markers_stop(struct markers *m)
@@ -478,7 +715,7 @@ void markers_free(struct markers *m)
 	if (!m->stopped)
 		markers_stop(m);
 	for (size_t i = 0; i < m->n; i++)
-		unmap_chan(&m->ch[i]);
+		unmap_chan(m, &m->ch[i]);
 	free(m->ch);
 	free(m->idx);
 	free(m->want);

@@ -10,11 +10,33 @@
  * every MARKERS_SCAN_MS for each process not yet found. One memfd found
  * twice (by its inode) is one channel.
  *
- * markers_drain converts every committed record of every channel into a
- * sample in m->out, in time order, for the loop to write before the
- * pass's FINISHED_ROUND (perf sorts only within rounds). The channel
- * memory is the program's: every size is checked before use, a record
- * that breaks the protocol ends that channel (counted, said once).
+ * markers_drain converts the committed records of every channel into
+ * samples in m->out, in time order, for the loop to write before the
+ * pass's FINISHED_ROUND (perf sorts only within rounds).
+ *
+ * The channel memory is the program's, and psrec may be root: nothing in
+ * it may make psrec use more than psrec chose. A ring psrec did not make
+ * is mapped only up to MARKERS_FOREIGN_MAX, all rings together only up to
+ * MARKERS_MAP_BUDGET (a channel past either is refused: counted, said
+ * once). A pass takes what was committed below each ring's head as the
+ * pass began (so at most the rings' sizes), handed out in pieces of at
+ * most MARKERS_PASS_OUT bytes of samples, all before the pass's
+ * FINISHED_ROUND: a marker left for a later pass would come after perf
+ * has delivered the samples of its time ("out of order events"). The
+ * pages a pass read are unmapped from psrec again (MADV_DONTNEED: the
+ * data stays in the memfd). A marker's time is kept between the events
+ * of two passes back and now, which only a program that lies about its
+ * clock needs, for the same reason. Each
+ * record is copied out of the ring once, then converted from the copy,
+ * so a program rewriting it meanwhile changes nothing. Every size is
+ * checked before use; a record that breaks the protocol, or a channel
+ * psrec runs out of memory for, ends that channel (counted, said once),
+ * never the recording.
+ *
+ * A reservation whose writer is gone (abi.h: stamped by a thread that no
+ * longer exists, or never stamped and still there after MARKERS_STALL_MS)
+ * is skipped, counted as abandoned, so that one dead writer does not stall
+ * the channel for the others.
  */
 #ifndef PSREC_RECORD_MARKERS_H
 #define PSREC_RECORD_MARKERS_H
@@ -28,6 +50,15 @@
 #include "util/buf.h"
 
 #define MARKERS_SCAN_MS 500
+/* The largest ring psrec maps from a channel it did not make (the
+ * library makes PSREC_MARKER_DATA_SIZE, 4 MiB). */
+#define MARKERS_FOREIGN_MAX (16u << 20)
+/* All channels' rings together, the command's own included. */
+#define MARKERS_MAP_BUDGET (64u << 20)
+/* Sample bytes handed out at a time (a piece of a pass). */
+#define MARKERS_PASS_OUT (2u << 20)
+/* An uncommitted, unstamped record at tail for this long is abandoned. */
+#define MARKERS_STALL_MS 1000
 
 struct marker_chan {
 	int fd;
@@ -39,15 +70,22 @@ struct marker_chan {
 	uint64_t dev, ino;      /* the memfd's identity */
 	pid_t pid;              /* found in; 0: made for the command */
 	uint64_t dropped0, truncated0; /* the program's counters when claimed */
+	uint64_t limit;         /* head when this pass began */
+	uint64_t taken;         /* bytes of ring this pass took */
+	uint64_t stall_tail;    /* tail when an unstamped record stopped the drain */
+	uint64_t stall_ms;      /* when (0: not stalled) */
 	bool broken;
 };
 
 struct markers_stats {
-	uint64_t written;       /* marker samples produced */
+	uint64_t written;       /* marker samples in the file (markers_written) */
 	uint64_t dropped;       /* the programs found the channel full */
 	uint64_t truncated;     /* payloads cut to PSREC_MARK_MAX */
-	uint64_t broken;        /* channels ended by a bad record */
+	uint64_t abandoned;     /* reservations whose writer was gone */
+	uint64_t broken;        /* channels ended: a bad record, or no memory */
 	uint64_t foreign;       /* channels another live psrec reads */
+	uint64_t refused;       /* channels not taken: too big, over budget,
+				   unsealed, another version */
 	size_t channels;
 };
 
@@ -59,6 +97,8 @@ struct marker_slot {
 struct markers {
 	struct marker_chan *ch;
 	size_t n, cap;
+	size_t at;              /* the channel the pass's next piece starts at */
+	uint64_t mapped;        /* bytes of rings mapped */
 	pid_t self;
 	uint64_t sample_type;   /* of the marker attr */
 	int64_t clock_offset;   /* the recording's clock - CLOCK_MONOTONIC */
@@ -69,7 +109,12 @@ struct markers {
 	pid_t *want;            /* processes to look in */
 	size_t nr_want;
 	uint64_t next_scan_ms;
-	bool busy;              /* the last drain took over 1/8 of a ring */
+	bool busy;              /* the last pass took over 1/8 of a ring */
+	bool more;              /* the pass has more pieces (markers_drain_on) */
+	uint64_t now_ms;        /* the pass's */
+	uint64_t ceil, floor;   /* marker times are kept within */
+	uint64_t seen;          /* the events' latest time, one pass back */
+	uint64_t time_max;      /* the markers' latest time */
 	bool stopped;
 	struct markers_stats st;
 	char warning[256];      /* the first problem met, for the caller to say once */
@@ -90,8 +135,24 @@ int markers_watch(struct markers *m, const pid_t *pids, size_t n);
  * passed since the last scan (now_ms: CLOCK_MONOTONIC ms). */
 void markers_scan(struct markers *m, uint64_t now_ms);
 
-/* Drain every channel into m->out (reset first). -ENOMEM only. */
-int markers_drain(struct markers *m);
+/*
+ * Begin a pass: the first piece of what the channels committed into
+ * m->out (reset first), in time order. While m->more, markers_drain_on()
+ * replaces it with the next piece; write every piece before the pass's
+ * FINISHED_ROUND. now_ms (CLOCK_MONOTONIC) times the stalls; seen: the
+ * latest time of the events written so far. Never fails: what goes wrong
+ * costs the channel it went wrong in (m->warning says it).
+ */
+void markers_drain(struct markers *m, uint64_t now_ms, uint64_t seen);
+void markers_drain_on(struct markers *m);
+
+/* The first bytes of m->out reached the file: count its whole samples
+ * as written. */
+void markers_written(struct markers *m, size_t bytes);
+
+/* Bytes of whole samples of m->out from offset at, at most max (at
+ * least one sample when a sample is at most max). */
+size_t markers_piece(const struct markers *m, size_t at, size_t max);
 
 /* Tell the programs to stop writing (the next drain takes what is left)
  * and bring the drop counts up to date. */

@@ -299,6 +299,13 @@ static void assert_data(const struct got *g, const void *data, size_t len)
 		assert_memory_equal(g->v.data, data, len);
 }
 
+/* A pass as the loop makes it, the whole output reaching the file. */
+static void drain(struct markers *m)
+{
+	markers_drain(m, 0, 0);
+	markers_written(m, m->out.len);
+}
+
 /* A fresh recorder with one channel made as for a command, and the
  * program's mapping of it. */
 static void setup_made(struct markers *m, struct prod *p, uint64_t sample_type)
@@ -363,7 +370,7 @@ static void test_create_sealed_and_claimed(void **state)
 	assert_int_equal(c->truncated, 0);
 	assert_true(th_all_zero(p.data, RING));
 
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(m.out.len, 0);
 	assert_int_equal(m.warning[0], '\0');
 	markers_free(&m);
@@ -444,7 +451,7 @@ static void check_cases(uint64_t sample_type)
 		r.cpu = i == 0 ? ~0u : (uint32_t)i;
 		assert_true(prod_put(&p, &r, cases[i].payload, true) != UINT64_MAX);
 	}
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[32];
 	assert_int_equal(parse_out(&m, sample_type, g, 32), n);
 	assert_int_equal(m.st.written, n);
@@ -482,7 +489,7 @@ static void check_cases(uint64_t sample_type)
 	assert_int_equal(m.warning[0], '\0');
 	assert_int_equal(m.st.broken, 0);
 	/* nothing new: nothing out */
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(m.out.len, 0);
 	markers_free(&m);
 	prod_unmap(&p);
@@ -511,7 +518,7 @@ static void test_drain_sample_layout(void **state)
 			s[len] = '\0';
 			put_text(&p, 10 + len, s);
 		}
-		assert_int_equal(markers_drain(&m), 0);
+		drain(&m);
 		struct got g[32];
 		assert_int_equal(parse_out(&m, st, g, 32), 18);
 		size_t fixed = 8 + 8 * 5 + (with_cpu ? 8 : 0); /* header, id ip tid time period [cpu] */
@@ -542,7 +549,7 @@ static void test_drain_long_bytes(void **state)
 	struct psrec_marker_rec r = mk(PSREC_MK_BYTES, 5, sizeof(b));
 	r.type = 9;
 	assert_true(prod_put(&p, &r, b, true) != UINT64_MAX);
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[2];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 2), 1);
 	char want[256];
@@ -567,7 +574,7 @@ static void test_drain_unknown_kind(void **state)
 	struct psrec_marker_rec r = mk(77, 1, 3);
 	assert_true(prod_put(&p, &r, "new", true) != UINT64_MAX);
 	put_text(&p, 2, "next");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[4];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 2);
 	assert_int_equal(g[0].v.kind, 77);
@@ -601,7 +608,7 @@ static void test_drain_clamps_long_payload(void **state)
 	r.time = 3;
 	r.len = PSREC_MARK_MAX;
 	assert_true(prod_put(&p, &r, big, true) != UINT64_MAX);
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[4];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 3);
 
@@ -642,7 +649,7 @@ static void test_drain_stops_at_uncommitted(void **state)
 	uint64_t b = prod_put(&p, &r, "second", false);
 	assert_true(b != UINT64_MAX);
 	uint64_t c = put_text(&p, 3, "third");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[4];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 1);
 	assert_str(&g[0], "first");
@@ -652,12 +659,12 @@ static void test_drain_stops_at_uncommitted(void **state)
 	assert_int_equal(th_u32(p.data, b + 12), 6); /* its body untouched */
 	assert_int_equal(th_u32(p.data, c), align8(HDR + 5));
 	/* still not committed: nothing */
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(m.out.len, 0);
 	assert_int_equal(p.ctl->tail, b);
 
 	prod_commit(&p, b);
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 2);
 	assert_str(&g[0], "second");
 	assert_int_equal(g[0].time, 2);
@@ -688,7 +695,7 @@ static void test_drain_skips_pad_at_wrap(void **state)
 		assert_int_equal(th_u32(p.data, RING - left[i]), left[i]);
 		assert_int_equal(th_u16(p.data, RING - left[i] + 4), PSREC_MK_PAD);
 		put_text(&p, 2, "after");
-		assert_int_equal(markers_drain(&m), 0);
+		drain(&m);
 		struct got g[4];
 		assert_int_equal(parse_out(&m, ST_CPU, g, 4), 2);
 		assert_str(&g[0], s);
@@ -730,7 +737,7 @@ static void test_drain_laps(void **state)
 			}
 			next++;
 		}
-		assert_int_equal(markers_drain(&m), 0);
+		drain(&m);
 		busy |= m.busy;
 		size_t n = parse_out(&m, ST_NOCPU, g, 4096);
 		for (size_t i = 0; i < n; i++) {
@@ -772,7 +779,7 @@ static void test_drain_sorts_by_time(void **state)
 	put_text(&b, 20, "b20");
 	put_text(&b, 10, "b10");
 	put_text(&b, 5, "b5");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[8];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 8), 6);
 	/* equal times keep the order they were drained in */
@@ -786,7 +793,7 @@ static void test_drain_sorts_by_time(void **state)
 	put_text(&a, 40, "a40");
 	put_text(&b, 50, "b50");
 	put_text(&b, 50, "b50b");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(parse_out(&m, ST_CPU, g, 8), 3);
 	assert_str(&g[0], "a40");
 	assert_str(&g[1], "b50");
@@ -794,11 +801,11 @@ static void test_drain_sorts_by_time(void **state)
 	/* out of order once more (the buffers were swapped by the sort) */
 	put_text(&a, 90, "a90");
 	put_text(&b, 60, "b60");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(parse_out(&m, ST_CPU, g, 8), 2);
 	assert_str(&g[0], "b60");
 	assert_str(&g[1], "a90");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(m.out.len, 0);
 	assert_int_equal(m.st.written, 11);
 	markers_free(&m);
@@ -880,7 +887,7 @@ static void check_bad(enum bad which)
 	}
 	uint64_t tail0 = a.ctl->tail;
 	put_text(&b, 2, "other");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[4];
 	size_t n = parse_out(&m, ST_CPU, g, 4), k = 0;
 	if (!m.ch[0].broken)
@@ -904,7 +911,7 @@ static void check_bad(enum bad which)
 	prod_seek(&a, 8 * (uint64_t)RING);
 	put_text(&a, 3, "ignored");
 	put_text(&b, 4, "later");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 1);
 	assert_str(&g[0], "later");
 	assert_int_equal(m.st.broken, 1);
@@ -997,7 +1004,7 @@ static void test_drain_random_ring(void **state)
 		p.ctl->head = h;
 		m.ch[0].broken = false; /* give it a chance every time */
 		m.sample_type = th_rand(&seed) % 2 ? ST_CPU : ST_NOCPU;
-		assert_int_equal(markers_drain(&m), 0);
+		drain(&m);
 		size_t n = parse_out(&m, m.sample_type, g, 8192);
 		for (size_t i = 1; i < n; i++)
 			assert_true(g[i - 1].time <= g[i].time);
@@ -1031,7 +1038,7 @@ static void test_stop_counts_and_drains_the_rest(void **state)
 	assert_int_equal(m.st.dropped, 4);
 	assert_int_equal(m.st.truncated, 2);
 	/* what was committed before the stop still comes out */
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[2];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 2), 1);
 	assert_str(&g[0], "last");
@@ -1090,7 +1097,7 @@ static void test_scan_claims_library_channel_once(void **state)
 	assert_int_equal(p.ctl->tail, head0);
 	assert_int_equal(p.ctl->head, head0);
 	assert_true(th_all_zero(p.data, RING));
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(m.out.len, 0);
 
 	/* found again (the recorder's own fd of it too): the same inode, one channel */
@@ -1102,7 +1109,7 @@ static void test_scan_claims_library_channel_once(void **state)
 	assert_int_equal(m.warning[0], '\0');
 
 	put_text(&p, 5, "fresh");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[2];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 2), 1);
 	assert_str(&g[0], "fresh");
@@ -1145,7 +1152,7 @@ static void test_scan_takes_over_dead_reader(void **state)
 	assert_int_equal(p.ctl->tail, head0);
 	assert_true(th_all_zero(p.data, RING));
 	put_text(&p, 9, "mine now");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[2];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 2), 1);
 	assert_str(&g[0], "mine now");
@@ -1180,7 +1187,7 @@ static void check_foreign(pid_t reader)
 	assert_int_equal(p.ctl->tail, tail0);
 	assert_int_equal(p.ctl->head, head0);
 	assert_int_equal(th_u32(p.data, tail0 & (RING - 1)), align8(HDR + 9));
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(m.out.len, 0);
 	markers_free(&m);
 	assert_int_equal(LOAD_ACQ(&p.ctl->consumer), (uint32_t)reader);
@@ -1222,10 +1229,17 @@ static void test_scan_refuses_unusable(void **state)
 		assert_int_equal(m.st.foreign, 0);
 		assert_int_equal(m.nr_want, 0);
 		assert_int_equal(count_fds(), fds);
-		char want[96];
-		snprintf(want, sizeof(want), "process %d has a marker channel psrec cannot use (another version?)",
-			 (int)getpid());
+		char want[160];
+		if (i < 3)
+			snprintf(want, sizeof(want),
+				 "process %d has a marker channel that is not sealed (it could shrink under psrec): its markers are not recorded",
+				 (int)getpid());
+		else
+			snprintf(want, sizeof(want),
+				 "process %d has a marker channel psrec cannot read (another version of libpsrec-marker?): its markers are not recorded",
+				 (int)getpid());
 		assert_string_equal(m.warning, want);
+		assert_int_equal(m.st.refused, 1);
 		assert_int_equal(LOAD_ACQ(&p.ctl->consumer), 0);
 		assert_int_equal(p.ctl->epoch, 0);
 		markers_free(&m);
@@ -1270,7 +1284,7 @@ static void test_clock_offset(void **state)
 	assert_int_equal(m.clock_offset, 0);
 	uint64_t t = (uint64_t)now_ns(CLOCK_MONOTONIC);
 	put_text(&p, t, "mono");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	struct got g[2];
 	assert_int_equal(parse_out(&m, ST_CPU, g, 2), 1);
 	assert_int_equal(g[0].time, t);
@@ -1286,7 +1300,7 @@ static void test_clock_offset(void **state)
 	prod_map(&p, fd, false);
 	int64_t mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
 	put_text(&p, (uint64_t)mono, "real");
-	assert_int_equal(markers_drain(&m), 0);
+	drain(&m);
 	assert_int_equal(parse_out(&m, ST_CPU, g, 2), 1);
 	assert_true(llabs((int64_t)g[0].time - real) < ms10);
 	markers_free(&m);
