@@ -244,7 +244,7 @@ int markers_create(struct markers *m, uint64_t data_size, int *fd_out)
 		err = push_chan(m, &c);
 	if (err) {
 		unmap_chan(m, &c);
-		return err == MAP_OVER || err == MAP_UNKNOWN ? -EPROTO : err;
+		return err == MAP_UNKNOWN ? -EPROTO : err;
 	}
 	*fd_out = fd;
 	return 0;
@@ -437,8 +437,16 @@ static uint64_t abandoned_len(struct marker_chan *c, uint64_t t, uint64_t h, uin
 	}
 	if (now_ms + 1 < c->stall_ms + MARKERS_STALL_MS)
 		return 0;
+	/* An older library fills the header in order, kind first and size
+	 * last: with its kind there, its len is likely there too. */
+	if (w.f.kind) {
+		uint32_t len = __atomic_load_n(&((const struct psrec_marker_rec *)p)->len, __ATOMIC_RELAXED);
+		uint64_t need = (PSREC_MARKER_REC_HDR + (uint64_t)len + 7) & ~(uint64_t)7;
+		if (len <= PSREC_MARK_MAX && need <= h - t && (t & (c->size - 1)) + need <= c->size)
+			return need;
+	}
 	/* Free bytes are zero: the next record begins at the next nonzero
-	 * word (the first of this one may hold an older library's kind). */
+	 * word. */
 	for (uint64_t q = t + 8; q < h; q += 8)
 		if (__atomic_load_n((const uint64_t *)(c->data + (q & (c->size - 1))), __ATOMIC_RELAXED))
 			return q - t;

@@ -125,7 +125,8 @@ struct markers {
 void markers_init(struct markers *m, uint64_t sample_type, int clockid);
 
 /* A channel for a command to inherit: *fd (close-on-exec; the child
- * clears that) with data_size bytes of ring, claimed. -errno. */
+ * clears that) with data_size bytes of ring, claimed. -errno: -EPROTO
+ * for a size abi.h does not allow, -ENOSPC past MARKERS_MAP_BUDGET. */
 int markers_create(struct markers *m, uint64_t data_size, int *fd);
 
 /* Look for the library's channel in these processes (until found). */

@@ -16,9 +16,12 @@
  */
 #include "test_helpers.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "marker/abi.h"
@@ -127,20 +130,25 @@ static void prod_unmap(struct prod *p)
 /* A channel as the library makes one when it loads (client.c): named
  * PSREC_MARKER_MEMFD_NAME, these seals, the magic stored last; its fd
  * stays open here for markers_scan to find. */
-static void lib_chan(struct prod *p, int seals, uint32_t consumer)
+static void lib_chan_sized(struct prod *p, int seals, uint32_t consumer, uint64_t ring)
 {
 	int fd = memfd_create(PSREC_MARKER_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, (off_t)(PSREC_MARKER_CTL_SIZE + RING)), 0);
+	assert_int_equal(ftruncate(fd, (off_t)(PSREC_MARKER_CTL_SIZE + ring)), 0);
 	if (seals)
 		assert_int_equal(fcntl(fd, F_ADD_SEALS, seals), 0);
 	prod_map(p, fd, true);
 	p->ctl->version = PSREC_MARKER_VERSION;
 	p->ctl->ctl_size = PSREC_MARKER_CTL_SIZE;
-	p->ctl->data_size = RING;
+	p->ctl->data_size = ring;
 	p->ctl->creator = (uint32_t)getpid();
 	p->ctl->consumer = consumer;
 	STORE_REL(&p->ctl->magic, PSREC_MARKER_MAGIC);
+}
+
+static void lib_chan(struct prod *p, int seals, uint32_t consumer)
+{
+	lib_chan_sized(p, seals, consumer, RING);
 }
 
 /* A record header with recognisable fields. */
@@ -1021,6 +1029,440 @@ static void test_drain_random_ring(void **state)
 	prod_unmap(&p);
 }
 
+/* ---- writers that die between their reservation and their commit ------- */
+
+static void scan_self(struct markers *m, uint64_t now_ms);
+
+/* Reserve need bytes as a producer's CAS does (a PAD first at the end),
+ * writing nothing: the ring position of the reservation. */
+static uint64_t prod_reserve(struct prod *p, uint64_t need)
+{
+	uint64_t h = p->ctl->head, off = h & (p->size - 1);
+	uint64_t pad = off + need > p->size ? p->size - off : 0;
+	assert_true(h + pad + need - p->ctl->tail <= p->size);
+	STORE_REL(&p->ctl->head, h + pad + need);
+	if (pad) {
+		union psrec_marker_word w = { .f = { (uint32_t)pad, PSREC_MK_PAD, 0 } };
+		STORE_REL((uint64_t *)(p->data + off), w.w);
+	}
+	return h + pad;
+}
+
+/* The stamp of abi.h at ring position at: whose the need bytes are. */
+static void prod_stamp(struct prod *p, uint64_t at, uint32_t pid, uint32_t tid, uint64_t need)
+{
+	struct psrec_marker_rec *r = (struct psrec_marker_rec *)(p->data + (at & (p->size - 1)));
+	r->pid = pid;
+	r->tid = tid;
+	union psrec_marker_word w = { .f = { 0, PSREC_MK_STAMP, (uint16_t)(need / 8) } };
+	STORE_REL((uint64_t *)r, w.w);
+}
+
+static void *note_tid(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	return NULL;
+}
+
+/* The tid a thread of this process had: gone once this returns. */
+static pid_t dead_tid(void)
+{
+	pid_t tid = 0;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, note_tid, &tid), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	/* join returns when the kernel clears the tid, a moment before the
+	 * thread leaves its group */
+	while (syscall(SYS_tgkill, getpid(), tid, 0) == 0)
+		sched_yield();
+	return tid;
+}
+
+static void test_drain_skips_a_dead_writers_stamp(void **state)
+{
+	(void)state;
+	struct markers m;
+	struct prod p;
+	setup_made(&m, &p, ST_CPU);
+	put_text(&p, 1, "before");
+	uint64_t need = align8(HDR + 10);
+	uint64_t dead = prod_reserve(&p, need);
+	prod_stamp(&p, dead, (uint32_t)getpid(), (uint32_t)dead_tid(), need);
+	memset(p.data + dead + HDR, 'x', 4); /* it got part way */
+	put_text(&p, 3, "after");
+	drain(&m);
+	struct got g[4];
+	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 2);
+	assert_str(&g[0], "before");
+	assert_str(&g[1], "after");
+	assert_int_equal(m.st.abandoned, 1);
+	assert_int_equal(p.ctl->tail, p.ctl->head);
+	assert_true(th_all_zero(p.data, RING));
+
+	/* a live writer's stamp (this thread's) is waited for */
+	uint64_t live = prod_reserve(&p, need);
+	prod_stamp(&p, live, (uint32_t)getpid(), (uint32_t)gettid(), need);
+	put_text(&p, 5, "behind it");
+	for (int i = 0; i < 3; i++) {
+		markers_drain(&m, 1000000u * (uint64_t)i, 0);
+		assert_int_equal(m.out.len, 0);
+		assert_int_equal(p.ctl->tail, live);
+	}
+	/* ... until it commits */
+	struct psrec_marker_rec r = mk(PSREC_MK_TEXT, 4, 10);
+	struct psrec_marker_rec *slot = (struct psrec_marker_rec *)(p.data + (live & (RING - 1)));
+	memcpy((uint8_t *)slot + 8, (const uint8_t *)&r + 8, HDR - 8);
+	memcpy((uint8_t *)slot + HDR, "committed!", 10);
+	union psrec_marker_word cw = { .f = { (uint32_t)need, PSREC_MK_TEXT, 0 } };
+	STORE_REL((uint64_t *)slot, cw.w);
+	drain(&m);
+	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 2);
+	assert_str(&g[0], "committed!");
+	assert_str(&g[1], "behind it");
+	assert_int_equal(m.st.abandoned, 1);
+	assert_int_equal(m.st.written, 4);
+
+	/* a stamp claiming more than was reserved ends the channel */
+	uint64_t lie = prod_reserve(&p, need);
+	prod_stamp(&p, lie, (uint32_t)getpid(), (uint32_t)dead_tid(), 2 * need);
+	drain(&m);
+	assert_int_equal(m.out.len, 0);
+	assert_true(m.ch[0].broken);
+	assert_int_equal(m.st.broken, 1);
+	markers_free(&m);
+	prod_unmap(&p);
+}
+
+/* Nothing names the writer of an unstamped record (an older library, or
+ * one that died between its CAS and its stamp): it is waited for
+ * MARKERS_STALL_MS, then skipped to the next record. */
+static void test_drain_times_out_an_unstamped_reservation(void **state)
+{
+	(void)state;
+	struct markers m;
+	struct prod p;
+	setup_made(&m, &p, ST_CPU);
+	/* past the end of the ring: the PAD is not written either */
+	prod_seek(&p, 3 * (uint64_t)RING - 32);
+	uint64_t need = align8(HDR + 24);
+	uint64_t h = p.ctl->head;
+	p.ctl->head = h + 32 + need; /* the CAS, and nothing else */
+	put_text(&p, 7, "after the dead one");
+	const uint64_t t0 = 50000;
+	markers_drain(&m, t0, 0);
+	assert_int_equal(m.out.len, 0);
+	markers_drain(&m, t0 + MARKERS_STALL_MS - 1, 0);
+	assert_int_equal(m.out.len, 0);
+	assert_int_equal(p.ctl->tail, h);
+	markers_drain(&m, t0 + MARKERS_STALL_MS, 0);
+	markers_written(&m, m.out.len);
+	struct got g[4];
+	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 1);
+	assert_str(&g[0], "after the dead one");
+	assert_int_equal(m.st.abandoned, 1);
+	assert_int_equal(p.ctl->tail, p.ctl->head);
+
+	/* an older library's record, all but its size written: skipped by
+	 * its len, its payload not taken for records */
+	struct psrec_marker_rec r = mk(PSREC_MK_TEXT, 8, 40);
+	char payload[41];
+	memset(payload, 0x48, 40); /* would read as 8-aligned sizes */
+	uint64_t at = prod_put(&p, &r, payload, false);
+	put_text(&p, 9, "after the old one");
+	markers_drain(&m, 2 * t0, 0);
+	assert_int_equal(m.out.len, 0);
+	markers_drain(&m, 2 * t0 + MARKERS_STALL_MS, 0);
+	assert_int_equal(parse_out(&m, ST_CPU, g, 4), 1);
+	assert_str(&g[0], "after the old one");
+	assert_int_equal(m.st.abandoned, 2);
+	assert_false(m.ch[0].broken);
+	assert_true(at < p.ctl->tail);
+
+	/* the stall is timed afresh at each record */
+	p.ctl->head += need;
+	markers_drain(&m, 3 * t0, 0);
+	markers_drain(&m, 3 * t0 + MARKERS_STALL_MS - 1, 0);
+	assert_int_equal(m.st.abandoned, 2);
+	markers_drain(&m, 3 * t0 + MARKERS_STALL_MS, 0);
+	assert_int_equal(m.st.abandoned, 3);
+	assert_int_equal(p.ctl->tail, p.ctl->head);
+	markers_free(&m);
+	prod_unmap(&p);
+}
+
+/* ---- what a channel may cost --------------------------------------------- */
+
+/* Fill the ring with 4 KiB records of control bytes (each escaped to 4x
+ * its size in the sample): how many. */
+static size_t fill_hostile(struct prod *p)
+{
+	static uint8_t ctl[PSREC_MARK_MAX];
+	memset(ctl, 0x01, sizeof(ctl));
+	size_t n = 0;
+	struct psrec_marker_rec r = mk(PSREC_MK_TEXT, 1, PSREC_MARK_MAX);
+	while (prod_put(p, &r, ctl, true) != UINT64_MAX) {
+		n++;
+		r.time++;
+	}
+	return n;
+}
+
+static void test_drain_hands_out_a_full_ring_in_pieces(void **state)
+{
+	(void)state;
+	const uint64_t big = MARKERS_FOREIGN_MAX;
+	struct markers m;
+	struct prod p;
+	markers_init(&m, ST_CPU, CLOCK_MONOTONIC);
+	int fd = -1;
+	assert_int_equal(markers_create(&m, big, &fd), 0);
+	prod_map(&p, fd, false);
+	size_t sent = fill_hostile(&p);
+	assert_true(sent > 4000);
+	size_t got = 0, pieces = 0;
+	struct got *g = malloc(sizeof(*g) * 1000);
+	assert_non_null(g);
+	uint64_t last = 0;
+	for (markers_drain(&m, 0, 0); m.out.len; markers_drain_on(&m)) {
+		pieces++;
+		assert_true(m.out.len <= MARKERS_PASS_OUT + 65536);
+		size_t n = parse_out(&m, ST_CPU, g, 1000);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(g[i].time > last); /* in order across pieces */
+			last = g[i].time;
+		}
+		got += n;
+		markers_written(&m, m.out.len);
+	}
+	/* 64 MiB of samples, never more than a piece (and its growth) held */
+	assert_int_equal(got, sent);
+	assert_int_equal(m.st.written, sent);
+	assert_true(pieces >= 30);
+	assert_true(m.out.cap <= 2 * (MARKERS_PASS_OUT + 65536));
+	assert_true(m.tmp.cap <= 2 * (MARKERS_PASS_OUT + 65536));
+	assert_int_equal(p.ctl->tail, p.ctl->head);
+	assert_false(m.more);
+	assert_true(m.busy);
+	free(g);
+	markers_free(&m);
+	prod_unmap(&p);
+}
+
+/* Kilobytes of this process's RSS in shared memory. */
+static long rss_shmem_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	assert_non_null(f);
+	char line[256];
+	long kb = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssShmem: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* A program's full 16 MiB ring zeroed at the claim, then filled again
+ * and read whole: the pages psrec touched do not stay in its RSS. */
+static void test_drain_lets_go_of_the_pages_it_read(void **state)
+{
+	(void)state;
+	int up[2], down[2];
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	pid_t parent = getpid(), child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct prod p;
+		char c = 0;
+		lib_chan_sized(&p, ALL_SEALS, 0, MARKERS_FOREIGN_MAX);
+		for (int round = 0; round < 2; round++) {
+			c = fill_hostile(&p) > 4000 ? 'y' : 'n';
+			if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
+				_exit(1);
+		}
+		pause_forever(parent);
+	}
+	char ok = 0;
+	assert_int_equal(read(up[0], &ok, 1), 1);
+	assert_int_equal(ok, 'y');
+	struct markers m;
+	markers_init(&m, ST_CPU, CLOCK_MONOTONIC);
+	assert_int_equal(markers_watch(&m, &child, 1), 0);
+	long before = rss_shmem_kb();
+	markers_scan(&m, 0); /* claims it: zeroes what it holds */
+	assert_true(markers_found(&m));
+	long claimed = rss_shmem_kb();
+	assert_int_equal(write(down[1], "go", 1), 1);
+	assert_int_equal(read(up[0], &ok, 1), 1);
+	assert_int_equal(ok, 'y');
+	size_t pieces = 0;
+	for (markers_drain(&m, 0, 0); m.out.len; markers_drain_on(&m))
+		pieces++;
+	assert_true(pieces >= 30);
+	assert_true(m.ch[0].ctl->tail == m.ch[0].ctl->head);
+	long after = rss_shmem_kb();
+	if (claimed - before > 1024 || after - before > 1024)
+		fail_msg("RssShmem %ld kB, %ld kB after the claim, %ld kB after reading a %u MiB ring", before, claimed, after,
+			 MARKERS_FOREIGN_MAX >> 20);
+	markers_free(&m);
+	assert_int_equal(write(down[1], "go", 1), 1);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+}
+
+static void test_scan_refuses_big_rings_and_past_the_budget(void **state)
+{
+	(void)state;
+	struct prod p;
+	lib_chan_sized(&p, ALL_SEALS, 0, 2 * (uint64_t)MARKERS_FOREIGN_MAX);
+	struct markers m;
+	markers_init(&m, ST_CPU, CLOCK_MONOTONIC);
+	scan_self(&m, 0);
+	assert_false(markers_found(&m));
+	assert_int_equal(m.st.refused, 1);
+	char want[192];
+	snprintf(want, sizeof(want),
+		 "process %d offers a %u MiB marker channel, more than the %u MiB psrec reads from a program: its markers are not recorded",
+		 (int)getpid(), 2 * MARKERS_FOREIGN_MAX >> 20, MARKERS_FOREIGN_MAX >> 20);
+	assert_string_equal(m.warning, want);
+	assert_int_equal(LOAD_ACQ(&p.ctl->consumer), 0);
+	markers_free(&m);
+	prod_unmap(&p);
+
+	/* psrec's own may be bigger; all together stay in the budget */
+	markers_init(&m, ST_CPU, CLOCK_MONOTONIC);
+	int fd = -1;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(markers_create(&m, 2 * (uint64_t)MARKERS_FOREIGN_MAX, &fd), 0);
+	assert_int_equal(markers_create(&m, 2 * (uint64_t)MARKERS_FOREIGN_MAX, &fd), -ENOSPC);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.mapped, MARKERS_MAP_BUDGET);
+	/* in another process: this one's first marker memfd is psrec's */
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t parent = getpid(), child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close_marker_fds(NULL); /* psrec's, inherited */
+		lib_chan(&p, ALL_SEALS, 0);
+		if (write(ready[1], "y", 1) != 1)
+			_exit(1);
+		pause_forever(parent);
+	}
+	char c;
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(markers_watch(&m, &child, 1), 0);
+	markers_scan(&m, 0);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	close(ready[0]);
+	close(ready[1]);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.st.refused, 1);
+	snprintf(want, sizeof(want), "marker channels already take %u MiB (at most %u MiB): the markers of process %d are not recorded",
+		 MARKERS_MAP_BUDGET >> 20, MARKERS_MAP_BUDGET >> 20, (int)child);
+	assert_string_equal(m.warning, want);
+	markers_free(&m);
+	assert_int_equal(m.mapped, 0);
+}
+
+/* The scenario of the next test, in a fresh process (a heap that other
+ * tests freed into would serve the allocations the limit must refuse):
+ * an exit status. */
+static int oom_scenario(void)
+{
+	struct markers m;
+	struct prod a, b;
+	markers_init(&m, ST_CPU, CLOCK_MONOTONIC);
+	int fd = -1;
+	if (markers_create(&m, RING, &fd))
+		return 10;
+	prod_map(&b, fd, false);
+	if (markers_create(&m, MARKERS_FOREIGN_MAX, &fd))
+		return 11;
+	prod_map(&a, fd, false);
+	put_text(&b, 0, "small");
+	fill_hostile(&a);
+	/* room for what is mapped now, not for MiB of samples */
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long pages = 0;
+	if (!f || fscanf(f, "%lu", &pages) != 1)
+		return 12;
+	fclose(f);
+	struct rlimit rl = { .rlim_cur = pages * 4096 + (512u << 10), .rlim_max = RLIM_INFINITY };
+	if (setrlimit(RLIMIT_AS, &rl))
+		return 13;
+	markers_drain(&m, 0, 0);
+	while (m.more)
+		markers_drain_on(&m);
+	if (!m.ch[1].broken || m.ch[0].broken || m.st.broken != 1) {
+		fprintf(stderr, "ended: %d %d (%d): %s\n", m.ch[0].broken, m.ch[1].broken, (int)m.st.broken, m.warning);
+		return 14;
+	}
+	if (!strstr(m.warning, "psrec ran out of memory for the markers of the command"))
+		return 15;
+	rl.rlim_cur = RLIM_INFINITY;
+	setrlimit(RLIMIT_AS, &rl);
+	put_text(&b, 0, "still read");
+	drain(&m);
+	struct got g[2];
+	if (parse_out(&m, ST_CPU, g, 2) != 1 || g[0].v.msg_len != 10)
+		return 16;
+	return 0;
+}
+
+/* Out of memory for a channel's samples: that channel ends, the others
+ * and the recording go on. (An address-space limit makes malloc fail;
+ * ASan reserves too much address space for one.) */
+static void test_drain_out_of_memory_ends_the_channel_only(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#endif
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		setenv("PSREC_TEST_MARKERS_OOM", "1", 1);
+		execl("/proc/self/exe", "test_markers_rec", (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* Times a program made up: kept between what perf has delivered (the
+ * events of two passes back) and now. */
+static void test_drain_keeps_times_sortable(void **state)
+{
+	(void)state;
+	struct markers m;
+	struct prod p;
+	setup_made(&m, &p, ST_NOCPU);
+	uint64_t now = (uint64_t)now_ns(CLOCK_MONOTONIC);
+	put_text(&p, now + 3600000000000ull, "from the future");
+	drain(&m);
+	struct got g[2];
+	assert_int_equal(parse_out(&m, ST_NOCPU, g, 2), 1);
+	assert_true(g[0].time >= now && g[0].time <= (uint64_t)now_ns(CLOCK_MONOTONIC));
+	uint64_t seen = now + 1000000000;
+	markers_drain(&m, 0, seen);      /* the pass that wrote events up to seen */
+	markers_drain(&m, 0, seen + 1);
+	put_text(&p, 5, "from the past");
+	markers_drain(&m, 0, seen + 2);  /* two passes later */
+	assert_int_equal(parse_out(&m, ST_NOCPU, g, 2), 1);
+	assert_int_equal(g[0].time, seen + 1);
+	markers_free(&m);
+	prod_unmap(&p);
+}
+
 /* ---- markers_stop ------------------------------------------------------- */
 
 static void test_stop_counts_and_drains_the_rest(void **state)
@@ -1333,6 +1775,8 @@ static void test_program_uses(void **state)
 
 int main(void)
 {
+	if (getenv("PSREC_TEST_MARKERS_OOM"))
+		return oom_scenario();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_create_sealed_and_claimed, close_marker_fds),
 		cmocka_unit_test_teardown(test_create_refuses_bad_sizes, close_marker_fds),
@@ -1347,6 +1791,13 @@ int main(void)
 		cmocka_unit_test_teardown(test_drain_sorts_by_time, close_marker_fds),
 		cmocka_unit_test_teardown(test_drain_bad_records_end_the_channel, close_marker_fds),
 		cmocka_unit_test_teardown(test_drain_random_ring, close_marker_fds),
+		cmocka_unit_test_teardown(test_drain_skips_a_dead_writers_stamp, close_marker_fds),
+		cmocka_unit_test_teardown(test_drain_times_out_an_unstamped_reservation, close_marker_fds),
+		cmocka_unit_test_teardown(test_drain_hands_out_a_full_ring_in_pieces, close_marker_fds),
+		cmocka_unit_test_teardown(test_drain_lets_go_of_the_pages_it_read, close_marker_fds),
+		cmocka_unit_test_teardown(test_scan_refuses_big_rings_and_past_the_budget, close_marker_fds),
+		cmocka_unit_test_teardown(test_drain_out_of_memory_ends_the_channel_only, close_marker_fds),
+		cmocka_unit_test_teardown(test_drain_keeps_times_sortable, close_marker_fds),
 		cmocka_unit_test_teardown(test_stop_counts_and_drains_the_rest, close_marker_fds),
 		cmocka_unit_test_teardown(test_scan_claims_library_channel_once, close_marker_fds),
 		cmocka_unit_test_teardown(test_scan_takes_over_dead_reader, close_marker_fds),
