@@ -101,9 +101,13 @@ static void print_summary(const struct options *o, const struct record_result *r
 		fprintf(stderr, "psrec: samples were lost: use a larger ring (-m %zu) or a lower frequency (-F)\n",
 			o->cfg.mmap_pages * 4);
 	const struct markers_stats *mk = &r->markers;
-	if (!o->quiet && r->markers_on && (mk->written || mk->dropped || o->verbose))
-		fprintf(stderr, "psrec: markers: %" PRIu64 " written, %" PRIu64 " dropped (channel full), %" PRIu64 " truncated\n",
+	if (!o->quiet && r->markers_on && (mk->written || mk->dropped || mk->abandoned || o->verbose)) {
+		fprintf(stderr, "psrec: markers: %" PRIu64 " written, %" PRIu64 " dropped (channel full), %" PRIu64 " truncated",
 			mk->written, mk->dropped, mk->truncated);
+		if (mk->abandoned)
+			fprintf(stderr, ", %" PRIu64 " abandoned (their writer died)", mk->abandoned);
+		fputc('\n', stderr);
+	}
 	if (o->verbose) {
 		fprintf(stderr, "psrec: %" PRIu64 " records in %" PRIu64 " passes over %zu rings of %zu KiB (%" PRIu64 " wakeups); "
 			"%.1f bytes/sample; LOST %" PRIu64 ", LOST_SAMPLES %" PRIu64 "\n",

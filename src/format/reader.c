@@ -315,7 +315,7 @@ static int open_fd(struct reader *r, int fd, const char *name, struct err *e)
 			munmap(p, len);
 		return err;
 	}
-	r->mapped = p != NULL;
+	r->mapped = r->release = p != NULL;
 	return 0;
 }
 
@@ -419,7 +419,7 @@ void reader_rewind(struct reader *r)
 {
 	/* What the last pass kept is dropped too: the next pass maps it in
 	 * again from the start, as it goes. */
-	if (r->mapped && r->len > (r->released & ~(uint64_t)4095)) {
+	if (r->release && r->len > (r->released & ~(uint64_t)4095)) {
 		uint64_t start = r->released & ~(uint64_t)4095;
 		madvise((void *)(uintptr_t)(r->base + start), r->len - start, MADV_DONTNEED);
 	}
@@ -489,7 +489,7 @@ static int next_raw(struct reader *r, struct reader_record *rec, struct err *e);
 #define READER_RELEASE ((uint64_t)4 << 20)
 static void release_behind(struct reader *r)
 {
-	if (!r->mapped || r->pos < r->released + 2 * READER_RELEASE)
+	if (!r->release || r->pos < r->released + 2 * READER_RELEASE)
 		return;
 	uint64_t end = (r->pos - READER_RELEASE) & ~(uint64_t)4095;
 	uint64_t start = r->released & ~(uint64_t)4095;

@@ -52,6 +52,9 @@ struct reader {
 	const uint8_t *base;
 	size_t len;
 	bool mapped;                /* base is an mmap to undo */
+	bool release;               /* pages read may be dropped (MADV_DONTNEED):
+				       base maps a file; set by the caller of
+				       reader_open_mem* whose memory does */
 	struct pd_file_header hdr;
 	struct reader_attr *attrs;
 	size_t nr_attrs;

@@ -113,6 +113,9 @@ int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd
 	int err = reader_open_mem_as(&r, p, len, hdr, e);
 	if (err)
 		return err;
+	/* The recording read back: its pages go as the passes move on, or
+	 * a big file would stand in the recorder's RSS whole. */
+	r.release = true;
 	err = sideband_load(&b->sb, &r, e);
 	if (!err)
 		err = mark_hits(b, &r, e);

@@ -37,8 +37,9 @@ void buildids_init(struct buildids *b);
 void buildids_free(struct buildids *b);
 
 /*
- * Scan the records of a file (p, len: the whole file; hdr: its header as
- * it stands once finished). -errno with *e when the data does not read.
+ * Scan the records of a file (p, len: the whole file, mapped: its pages
+ * are dropped behind the scan; hdr: its header as it stands once
+ * finished). -errno with *e when the data does not read.
  */
 int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd_file_header *hdr,
 		  struct err *e);
