@@ -1,6 +1,6 @@
 #!/bin/bash
-# fuzz.sh TARGET|all SECONDS - run a libFuzzer target (reader, recover,
-# options; all: each in turn) for SECONDS, starting from its seed corpus in
+# fuzz.sh TARGET|all SECONDS - run a libFuzzer target (reader, recover, fold,
+# options, markers; all: each in turn) for SECONDS, starting from its seed corpus in
 # tests/fuzz/corpus/TARGET. Builds build-fuzz (clang, -Dfuzz=enabled) when
 # needed. The seeds are copied into a scratch corpus, so what the fuzzer
 # adds never lands in git; PSREC_FUZZ_WORK keeps that scratch dir (default:
@@ -10,24 +10,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -ne 2 ] || ! [[ $2 =~ ^[0-9]+$ ]]; then
-	echo "usage: scripts/fuzz.sh reader|recover|options|fold|all SECONDS" >&2
+	echo "usage: scripts/fuzz.sh reader|recover|options|fold|markers|all SECONDS" >&2
 	exit 2
 fi
 TARGETS=$1
-[ "$TARGETS" = all ] && TARGETS="reader recover options fold"
+[ "$TARGETS" = all ] && TARGETS="reader recover options fold markers"
 SECONDS_EACH=$2
 B=build-fuzz
 for t in $TARGETS; do
 	case $t in
-	reader|recover|options|fold) ;;
-	*) echo "fuzz.sh: unknown target '$t' (reader, recover, options, fold or all)" >&2; exit 2 ;;
+	reader|recover|options|fold|markers) ;;
+	*) echo "fuzz.sh: unknown target '$t' (reader, recover, options, fold, markers or all)" >&2; exit 2 ;;
 	esac
 done
 
 if [ ! -d "$B/meson-private" ]; then
 	CC=clang meson setup "$B" -Dfuzz=enabled -Dtests=disabled -Dwerror=true >/dev/null
 fi
-ninja -C "$B" tests/fuzz/fuzz_reader tests/fuzz/fuzz_recover tests/fuzz/fuzz_options tests/fuzz/fuzz_fold >/dev/null
+ninja -C "$B" tests/fuzz/fuzz_reader tests/fuzz/fuzz_recover tests/fuzz/fuzz_options tests/fuzz/fuzz_fold tests/fuzz/fuzz_markers >/dev/null
 
 WORK=${PSREC_FUZZ_WORK:-$(mktemp -d /tmp/psrec-fuzz-XXXXXX)}
 mkdir -p "$WORK"
@@ -41,6 +41,7 @@ for t in $TARGETS; do
 	cp tests/fuzz/corpus/"$seeds"/* "$corpus"/
 	case $t in
 	options) max_len=4096 ;;
+	markers) max_len=65536 ;;
 	*) max_len=262144 ;;
 	esac
 	log=$WORK/$t/fuzz.log

@@ -22,6 +22,9 @@ int fuzz_recover_one(const uint8_t *data, size_t size);
 /* The bytes as the input of psrec fold (each --call-graph source): the
  * side band, symbolizer and unwinder over what the records say. */
 int fuzz_fold_one(const uint8_t *data, size_t size);
+/* The bytes as a script for a hostile producer on a marker channel,
+ * played before and while the recorder's reader drains it. */
+int fuzz_markers_one(const uint8_t *data, size_t size);
 /* The bytes, split at NUL bytes, as the arguments of psrec. */
 int fuzz_options_one(const uint8_t *data, size_t size);
 

@@ -91,6 +91,12 @@ static void test_options(void **state)
 	replay("options", fuzz_options_one);
 }
 
+static void test_markers(void **state)
+{
+	(void)state;
+	replay("markers", fuzz_markers_one);
+}
+
 /*
  * Found by fuzz_reader: an 8 KB file whose COMPRESSED feature claims
  * mmap_len 4 GiB (capped to 1 GiB) had the reader allocate, and copy on
@@ -121,6 +127,7 @@ int main(void)
 		cmocka_unit_test(test_reader_huge_mmap_len_costs_only_the_output),
 		cmocka_unit_test(test_recover),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_markers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
