@@ -7,6 +7,11 @@
 #    --no-markers, over the markers written; next to its CPU per sample:
 #    psrec -p on a one-thread spin at -F 10000, less the same at -F 100,
 #    over the extra samples (and both plain ratios, fixed costs included);
+#  - psrec's peak RSS beside a hostile -p target (tests/markhostile, the
+#    ABI by hand) that keeps its own channel of 4, 16, 64 and 1024 MiB
+#    full of 4 KiB records of control bytes, twice over (psrec takes at
+#    most 16 MiB from a program: the bigger ones are refused), against
+#    psrec -p on a plain spin;
 #  - side by side, an SDT probe (DTRACE_PROBE1(psrec, mark, msg) from
 #    <sys/sdt.h>) untraced, and traced by perf record through a uprobe
 #    that fetches the string (msg=+0(REG):ustring, REG from perf probe's
@@ -24,7 +29,8 @@ ROUNDS=${1:-3}
 RATE=${2:-200000}
 SECS=${3:-5}
 . scripts/bench/lib.sh
-ninja -C "$B" psrec tests/markbench tests/markbench-shared tests/markflood tests/spin tests/benchrun tests/pdcheck >/dev/null
+ninja -C "$B" psrec tests/markbench tests/markbench-shared tests/markflood tests/spin tests/benchrun tests/pdcheck \
+	tests/markhostile >/dev/null
 bench_setup psrec-bench
 TRACEFS=/sys/kernel/tracing
 [ -d "$TRACEFS/events" ] || TRACEFS=/sys/kernel/debug/tracing
@@ -78,6 +84,39 @@ for _ in $(seq "$ROUNDS"); do
 	rec f100 "$B/psrec" -e cpu-clock -F 100 -p "$W" --duration "$SECS" -o @OUT@
 done
 kill "$W"
+
+# ---- a hostile -p target ---------------------------------------------------
+
+# hostile MIB: psrec -p on markhostile; appends "maxrss_kb bytes written"
+# to $TMP/hostile.MIB.
+hostile() {
+	local mib=$1 h
+	rm -f "$TMP/ready" "$TMP/run.data"
+	"$B/tests/markhostile" "$mib" 2 "$TMP/ready" >"$TMP/h.out" &
+	h=$!
+	BENCH_PIDS="$BENCH_PIDS $h"
+	while [ ! -e "$TMP/ready" ]; do sleep 0.02; done
+	"$B/tests/benchrun" "$TMP/cost" "$B/psrec" -e cpu-clock -F 999 -p "$h" -o "$TMP/run.data" 2>"$TMP/run.err" &
+	local r=$!
+	if [ "$mib" -gt 16 ]; then
+		until grep -q 'marker channel' "$TMP/run.err"; do sleep 0.02; done
+		kill -TERM "$h"
+	fi
+	wait "$h" || true
+	wait "$r" || true
+	local w
+	w=$(sed -En 's/.*markers: ([0-9]+) written.*/\1/p' "$TMP/run.err" | tail -1)
+	echo "$(kv maxrss_kb "$TMP/cost") $(stat -c %s "$TMP/run.data") ${w:-0}" >>"$TMP/hostile.$mib"
+}
+HOSTILE_MIB="4 16 64 1024"
+for _ in $(seq "$ROUNDS"); do
+	for mib in $HOSTILE_MIB; do hostile "$mib"; done
+	"$B/tests/spin" 3 1 &
+	W=$!
+	sleep 0.3
+	"$B/tests/benchrun" "$TMP/cost" "$B/psrec" -e cpu-clock -F 999 -p "$W" -o "$TMP/run.data" 2>/dev/null || true
+	echo "$(kv maxrss_kb "$TMP/cost") $(stat -c %s "$TMP/run.data") 0" >>"$TMP/hostile.spin"
+done
 
 # ---- the SDT probe --------------------------------------------------------
 
@@ -157,6 +196,14 @@ awk -v mc="$(c mk 1)" -v mw="$(c mk 2)" -v nc="$(c nomk 1)" \
 	printf "recorder CPU: spin -p %d s: %.4f s at -F 10000 (%d samples), %.4f s at -F 100 (%d samples)\n", secs, hc, hs, lc, ls
 	printf "  per sample: %.0f ns (difference), %.0f ns (plain ratio at -F 10000)\n", (hs > ls ? (hc - lc) / (hs - ls) * 1e9 : 0), hs ? hc / hs * 1e9 : 0
 }'
+echo "psrec -p beside a hostile channel full of 4 KiB control-byte records, twice over (peak RSS, file, markers written):"
+for mib in spin $HOSTILE_MIB; do
+	what="a $mib MiB channel"
+	[ "$mib" = spin ] && what="a plain spin (no channel)"
+	printf '  %-28s peak RSS %6.1f MB, %8.1f MB written, %6d markers\n' "$what" \
+		"$(awk '{ print $1 / 1000 }' "$TMP/hostile.$mib" | median)" \
+		"$(awk '{ print $2 / 1e6 }' "$TMP/hostile.$mib" | median)" "$(col "$TMP/hostile.$mib" 3)"
+done
 # fk FILE KEY: the median of KEY=value over markflood's lines in FILE
 fk() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | median; }
 echo "markflood's calls at $RATE/s, one clock read included: alone (absent) mean $(fk "$TMP/alone.flood" mean_ns) ns," \
