@@ -44,8 +44,8 @@ int main(int argc, char **argv)
 	}
 	int listening = psrec_marker_listening();
 	for (int i = 0; i < n; i++) {
-		char m[17];
-		snprintf(m, sizeof(m), "burst %010d", i);
+		char m[24];
+		snprintf(m, sizeof(m), "burst %010u", (unsigned)i % 1000000000u);
 		psrec_mark_str(m, 16);
 	}
 	burst_spin(now() + 0.3);
