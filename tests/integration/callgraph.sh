@@ -32,23 +32,27 @@ fpfull=$("$PERF" script -i "$TMP/nofp-fp.data" 2>/dev/null | awk '/cpu-clock/ { 
 [ "$fpfull" -lt "$full" ] || echo "note: frame pointers also found middle ($fpfull)"
 
 # -g with -p, and dwarf with -p (needs the read-only mappings synthesized).
-bg_start "$DEEPREC" 5 50
-wait_until "runs $BG_PID deeprec" 30 "deeprec to start"
-"$PSREC" -q -e cpu-clock -g -p "$BG_PID" --duration 0.5 -o "$TMP/pfp.data" || fail "-g -p failed"
+# Each recording: half a second of the target's CPU, however busy the machine.
+bg_start "$DEEPREC" 60 50
+dpid=$BG_PID
+wait_until "runs $dpid deeprec" 30 "deeprec to start"
+record_cpu 50 "$dpid" "$TMP/pfp.err" -e cpu-clock -g -p "$dpid" -o "$TMP/pfp.data"
 chain_stats "$TMP/pfp.data" >"$TMP/pfp.txt"
 no_perf_warnings "-g -p"
 awk '$1 >= 40 && $2 == 1 { n++ } END { exit !(n > 100) }' "$TMP/pfp.txt" || fail "-g -p: no deep chains"
-bg_start "$NOFP" 5
-wait_until "runs $BG_PID nofp" 30 "nofp to start"
-"$PSREC" -q -e cpu-clock --call-graph dwarf,16384 -p "$BG_PID" --duration 0.5 -o "$TMP/pdw.data" || fail "dwarf -p failed"
+bg_start "$NOFP" 60
+npid=$BG_PID
+wait_until "runs $npid nofp" 30 "nofp to start"
+record_cpu 50 "$npid" "$TMP/pdw.err" -e cpu-clock --call-graph dwarf,16384 -p "$npid" -o "$TMP/pdw.data"
 n=$("$PERF" script -i "$TMP/pdw.data" 2>/dev/null | awk '/cpu-clock/ { getline a; getline b; getline c; if (a ~ / leaf\+/ && b ~ / middle\+/ && c ~ / main\+/) n++ } END { print n + 0 }')
 [ "$n" -gt 500 ] || fail "dwarf -p: only $n full chains"
 
 # -g with -a.
-"$PSREC" -q -e cpu-clock -g -a --duration 0.5 -o "$TMP/a.data" || fail "-g -a failed"
+record_cpu 50 "$dpid" "$TMP/a.err" -e cpu-clock -g -a -o "$TMP/a.data"
 chain_stats "$TMP/a.data" >"$TMP/a.txt"
 no_perf_warnings "-g -a"
 awk '$1 >= 40 && $2 == 1 { n++ } END { exit !(n > 100) }' "$TMP/a.txt" || fail "-g -a: no deep chains from deeprec"
+kill "$dpid" "$npid"
 "$PDCHECK" "$TMP/a.data" >/dev/null || fail "psrec's reader rejects the -g -a file"
 "$PDCHECK" "$TMP/dw.data" >/dev/null || fail "psrec's reader rejects the dwarf file"
 

@@ -156,10 +156,14 @@ poll_until() {
 }
 
 # wait_until CONDITION TIMEOUT [WHAT]: poll_until, and fail (naming WHAT,
-# default CONDITION) if TIMEOUT seconds pass first. Timeouts are generous:
-# they only bound a hang, they are not a measurement.
+# default CONDITION) if TIMEOUT seconds pass first. Timeouts only bound a
+# hang, they are not a measurement: none is shorter than 60 s, for a
+# machine busy with other work (CI runs the ASan pass beside two busy
+# loops).
 wait_until() {
-	poll_until "$1" "$2" || fail "waited ${2} s for ${3:-$1}"
+	local t=$2
+	awk -v t="$t" 'BEGIN { exit !(t < 60) }' && t=60
+	poll_until "$1" "$t" || fail "waited ${t} s for ${3:-$1}"
 }
 
 # Conditions for wait_until.
@@ -179,9 +183,30 @@ has_samples() {
 	n=$(pd_value samples "$("$PDCHECK" "$1" 2>/dev/null)")
 	[ "${n:-0}" -ge "${2:-1}" ]
 }
-# started ERRFILE: psrec -v printed that recording started (or attached).
+# started ERRFILE: psrec -v printed that recording started (or attached,
+# or began -a).
 started() {
-	grep -Eq '^psrec: (recording .* started in|attached to) ' "$1"
+	grep -Eq '^psrec: (recording .* started in|attached to|recording all processes on) ' "$1"
+}
+# record_cpu TICKS PID ERRFILE PSREC_ARGS...: psrec -v PSREC_ARGS (an
+# attaching recording: -p, -t or -a), its stderr in ERRFILE, stopped with
+# SIGINT once PID has had TICKS more clock ticks of CPU (1/100 s each)
+# since psrec attached: a recording of a fixed amount of the target's CPU,
+# not of the wall clock, so that it holds as many samples on a busy
+# machine. Fails unless psrec exits 0 or 130 (stopped by SIGINT).
+record_cpu() {
+	local ticks=$1 pid=$2 err=$3 rpid t0 rc
+	shift 3
+	"$PSREC" -v "$@" 2>"$err" &
+	rpid=$!
+	wait_until "started $err || ! kill -0 $rpid 2>/dev/null" 60 "psrec $* to attach"
+	t0=$(cpu_ticks "$pid")
+	poll_until "[ \$(cpu_ticks $pid) -ge $((t0 + ticks)) ] || ! kill -0 $rpid 2>/dev/null" 120 ||
+		fail "process $pid did not get $ticks ticks of CPU in 120 s"
+	kill -INT "$rpid" 2>/dev/null
+	wait "$rpid"
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 130 ] || fail "psrec $* exited $rc: $(cat "$err")"
 }
 # size_at_least FILE BYTES: FILE exists and holds at least BYTES bytes.
 size_at_least() {

@@ -26,6 +26,18 @@ static double benchstat_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* This thread's CPU time in seconds (a system call: no vDSO for CPU
+ * clocks). The workloads run for SECONDS of CPU, not of the wall clock:
+ * what a test records of them must not depend on what else the machine
+ * runs (issue 22: tests ran on a busy machine got a fraction of the
+ * samples they counted on). */
+static inline double benchstat_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void benchstat_write(void)
 {
 	const char *path = getenv("PSREC_BENCH_STATS");

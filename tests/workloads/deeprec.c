@@ -2,7 +2,7 @@
  * deeprec - deep recursion with a known call chain, built with frame
  * pointers.
  *
- * usage: deeprec [SECONDS [DEPTH]]   (default 1.0 s, depth 50)
+ * usage: deeprec [SECONDS [DEPTH]]   (default 1.0 s of CPU, depth 50)
  *        deeprec -n LOOPS [DEPTH]     fixed work: LOOPS rounds of the leaf
  *
  * main -> rec_a -> rec_b -> rec_a -> ... (DEPTH frames) -> leaf_burn, which
@@ -25,7 +25,7 @@ static long loops; /* > 0: fixed work instead of a duration */
 
 __attribute__((noipa)) void leaf_burn(double until)
 {
-	for (long n = 0; loops > 0 ? n < loops : benchstat_now() < until; n++)
+	for (long n = 0; loops > 0 ? n < loops : benchstat_cpu() < until; n++)
 		for (int i = 0; i < 200000; i++)
 			sink = sink * 7 + (unsigned long)i;
 }
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: deeprec [SECONDS [DEPTH]]\n");
 		return 2;
 	}
-	rec_a(depth, benchstat_now() + secs);
+	rec_a(depth, benchstat_cpu() + secs);
 	benchstat_work = loops;
 	return 0;
 }

@@ -3,7 +3,7 @@
  * -O2 -fomit-frame-pointer, main -> middle -> leaf (all noinline), CPU
  * burnt in leaf.
  *
- * usage: nofp [SECONDS]   (default 1.0 s)
+ * usage: nofp [SECONDS]   (default 1.0 s of CPU)
  *        nofp -n LOOPS    fixed work
  */
 #include <stdio.h>
@@ -22,7 +22,7 @@ static long loops; /* > 0: fixed work instead of a duration */
 __attribute__((noinline, noipa)) double leaf(double until)
 {
 	double t = 0;
-	for (long n = 0; loops > 0 ? n < loops : (t = benchstat_now()) < until; n++)
+	for (long n = 0; loops > 0 ? n < loops : (t = benchstat_cpu()) < until; n++)
 		for (int i = 0; i < 200000; i++)
 			sink = sink * 13 + (unsigned long)i;
 	return t + 1;
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nofp [SECONDS]\n");
 		return 2;
 	}
-	double r = middle(benchstat_now() + secs);
+	double r = middle(benchstat_cpu() + secs);
 	benchstat_work = loops;
 	return r > 0 ? 0 : 1;
 }

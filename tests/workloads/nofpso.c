@@ -4,7 +4,7 @@
  * last two in libnofpso.so (tests/workloads/libnofpso.c), CPU burnt in
  * so_leaf. meson's build rpath finds the library.
  *
- * usage: nofpso [SECONDS]     (default 1.0 s)
+ * usage: nofpso [SECONDS]     (default 1.0 s of CPU)
  *        nofpso -n LOOPS      fixed work
  *        nofpso -p SECONDS    so_leaf calls so_tiny through the PLT in its loop
  */
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nofpso [-p] [SECONDS] | -n LOOPS\n");
 		return 2;
 	}
-	double r = so_middle(benchstat_now() + secs, loops, plt);
+	double r = so_middle(benchstat_cpu() + secs, loops, plt);
 	benchstat_work = loops;
 	/* after the call, so that main's call is not a tail call */
 	return r > 0 ? 0 : 1;

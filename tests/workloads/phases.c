@@ -21,14 +21,16 @@
 
 static volatile unsigned long sink;
 
+/* This thread's CPU time: the durations are of CPU, not of the wall
+ * clock, so that a recording of it does not depend on the machine's load. */
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Burn CPU until the monotonic clock reaches until (checked every ~50 us). */
+/* Burn CPU until this thread's CPU clock reaches until (checked every ~50 us). */
 #define BURN(until, seed) do {                                                   \
 		unsigned long x_ = (seed);                                       \
 		while (now() < (until))                                          \

@@ -3,7 +3,7 @@
  * thread still runs: /proc shows the leader as a zombie ("Z"), and the
  * kernel gives it no mappings any more, but the process lives on.
  *
- * usage: zombieleader [SECONDS]   (default 5 s)
+ * usage: zombieleader [SECONDS]   (default 5 s of CPU)
  *
  * The main thread starts one thread that burns CPU in zl_burn and then
  * calls pthread_exit; the burner ends the whole process after SECONDS.
@@ -15,10 +15,12 @@
 static volatile unsigned long sink;
 static double seconds = 5.0;
 
+/* This thread's CPU time: the durations are of CPU, not of the wall
+ * clock, so that a recording of it does not depend on the machine's load. */
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
