@@ -715,15 +715,14 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	idcache_init(&r.ids);
 	buildids_init(&r.bids);
 	int err = hostinfo_read(&r.host);
-	if (!err && r.rotating)
-		err = sidecache_init(&r.cache, pid_max());
+	if (err)
+		err = err_set(e, err, "cannot read this machine's CPUs and topology: %s", strerror(-err));
+	else if (r.rotating && (err = sidecache_init(&r.cache, pid_max())) != 0)
+		err = err_set(e, err, "cannot set up the chunks' process cache: %s", strerror(-err));
 	r.env.seed = r.rotating ? &r.cache : NULL;
-	if (err) {
-		sidecache_free(&r.cache);
-		return err;
-	}
 	struct loop_config lc;
-	err = prepare(&r, e);
+	if (!err)
+		err = prepare(&r, e);
 	if (!err)
 		err = open_events(&r, e);
 	if (!err)
