@@ -254,9 +254,9 @@ bad:
 }
 
 /* -z's level is optional, so getopt takes it only attached (-z5,
- * --compression-level=5): "-z 5 prog" would run a command named 5, as
- * perf record does. A bare -z followed by a number is refused; "-z -- 5"
- * runs 5. opt: the word holding the bare -z; next: the word after it. */
+ * --compression-level=5), and "-z 5 prog" would run a command named 5 (as
+ * perf record runs it). A bare -z followed by a number is refused; "-z --
+ * 5" runs 5. opt: the word holding the bare -z; next: the word after it. */
 static int parse_level(struct options *o, const char *arg, const char *opt, const char *next, struct err *e)
 {
 	o->cfg.compress_level = 1;
