@@ -188,6 +188,8 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
 		if (res.exec_failed)
 			code = res.exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+		else if (res.stop_signal)
+			code = 128 + res.stop_signal;
 		else
 			code = EXIT_RUNTIME;
 		options_free(&o);

@@ -253,6 +253,26 @@ bad:
 	return err_set(e, -EINVAL, "-m '%s': expected a number of pages (power of two) or a size like 512K or 2M", arg);
 }
 
+/* -z's level is optional, so getopt takes it only attached (-z5,
+ * --compression-level=5), and "-z 5 prog" would run a command named 5 (as
+ * perf record runs it). A bare -z followed by a number is refused; "-z --
+ * 5" runs 5. opt: the word holding the bare -z; next: the word after it. */
+static int parse_level(struct options *o, const char *arg, const char *opt, const char *next, struct err *e)
+{
+	o->cfg.compress_level = 1;
+	if (!arg) {
+		if (next && next[0] && next[strspn(next, "0123456789")] == '\0')
+			return err_set(e, -EINVAL, "%s %s: the level is written -z%s or --compression-level=%s "
+				       "(a command named %s goes after --)", opt, next, next, next, next);
+		return 0;
+	}
+	uint64_t lv;
+	if (parse_positive(arg, &lv) || lv > 22)
+		return err_set(e, -EINVAL, "--compression-level '%s': expected a zstd level from 1 to 22", arg);
+	o->cfg.compress_level = (int)lv;
+	return 0;
+}
+
 static const struct { const char *name; int id; } clocks[] = {
 	{ "monotonic", CLOCK_MONOTONIC }, { "mono", CLOCK_MONOTONIC },
 	{ "monotonic_raw", CLOCK_MONOTONIC_RAW }, { "raw", CLOCK_MONOTONIC_RAW },
@@ -370,14 +390,7 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 			o->cfg.markers = CONFIG_MARKERS_ON;
 			break;
 		case 'z':
-			o->cfg.compress_level = 1;
-			if (optarg) {
-				uint64_t lv;
-				if (parse_positive(optarg, &lv) || lv > 22)
-					err = err_set(e, -EINVAL, "--compression-level '%s': expected a zstd level from 1 to 22", optarg);
-				else
-					o->cfg.compress_level = (int)lv;
-			}
+			err = parse_level(o, optarg, argv[optind - 1], optind < argc ? argv[optind] : NULL, e);
 			break;
 		case OPTIONS_KEY_SWITCH_OUTPUT:
 			err = rotate_parse(&o->cfg.switch_output, optarg, e);

@@ -70,7 +70,7 @@ const struct options_spec options_table[] = {
 	  "output file (an existing one is renamed to FILE.old); - writes a stream to stdout "
 	  "for perf report -i - / perf script -i -", GROUP_OPTIONS },
 	{ 'z', "compression-level", OPTIONS_ARG_OPTIONAL, "N", "1",
-	  "compress the ring data with zstd level N (1-22), like perf record -z", GROUP_OPTIONS },
+	  "compress the ring data with zstd level N (1-22, attached: -z5), like perf record -z", GROUP_OPTIONS },
 	{ OPTIONS_KEY_MARKERS, "markers", OPTIONS_ARG_NONE, NULL, NULL,
 	  "read the markers the program sends with psrec_mark (libpsrec-marker) even when psrec "
 	  "cannot tell it uses them (a script, a library loaded later)", GROUP_OPTIONS },
@@ -117,7 +117,11 @@ void options_table_getopt(struct options_getopt *g)
 			g->longopts[nl++] = (struct option){ s->name, has_arg[s->arg], NULL, s->key };
 		if (options_table_letter(s)) {
 			*p++ = (char)s->key;
-			if (s->arg == OPTIONS_ARG_REQUIRED)
+			/* "x::": an optional argument is attached (-z5), as
+			 * perf's is. */
+			if (s->arg != OPTIONS_ARG_NONE)
+				*p++ = ':';
+			if (s->arg == OPTIONS_ARG_OPTIONAL)
 				*p++ = ':';
 		}
 	}

@@ -56,7 +56,7 @@ extern const size_t options_table_len;
 
 struct options_getopt {
 	struct option longopts[OPTIONS_TABLE_MAX + 1]; /* ends with a zero row */
-	char shortopts[2 + 2 * OPTIONS_TABLE_MAX + 1];
+	char shortopts[2 + 3 * OPTIONS_TABLE_MAX + 1]; /* "+:", then "x", "x:" or "x::" */
 };
 
 /* The short letter of a row, or 0 for a long-only option. */

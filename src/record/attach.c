@@ -12,7 +12,8 @@
 #include "record/pidfd.h"
 #include "record/procfs.h"
 
-static int add_proc(struct attach *t, pid_t pid, bool whole, struct err *e)
+/* st: the status of pid itself, or of a thread of it (-t). */
+static int add_proc(struct attach *t, pid_t pid, bool whole, const struct procfs_status *st, struct err *e)
 {
 	for (size_t i = 0; i < t->nr_procs; i++) {
 		if (t->procs[i].pid == pid) {
@@ -28,6 +29,8 @@ static int add_proc(struct attach *t, pid_t pid, bool whole, struct err *e)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->whole = whole;
+	p->kthread = st->kthread;
+	memcpy(p->name, st->name, sizeof(p->name));
 	p->pidfd = pidfd_open_pid(pid);
 	if (p->pidfd < 0) {
 		int code = errno;
@@ -111,7 +114,7 @@ int attach_resolve(struct attach *t, const pid_t *pids, size_t nr_pids,
 		int err = check_task(pids[i], false, kernel_allowed, &st, e);
 		if (err)
 			return err;
-		int k = add_proc(t, pids[i], true, e);
+		int k = add_proc(t, pids[i], true, &st, e);
 		if (k < 0)
 			return k;
 		pid_t *list;
@@ -132,7 +135,7 @@ int attach_resolve(struct attach *t, const pid_t *pids, size_t nr_pids,
 		int err = check_task(tids[i], true, kernel_allowed, &st, e);
 		if (err)
 			return err;
-		int k = add_proc(t, st.tgid, false, e);
+		int k = add_proc(t, st.tgid, false, &st, e);
 		if (k < 0)
 			return k;
 		err = add_tid(&t->procs[k], tids[i]);

@@ -9,19 +9,23 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "record/procfs.h"
 #include "util/err.h"
 
 /*
  * Processes are checked before anything is opened: one that does not
  * exist, a zombie, a thread id given to -p, or a kernel thread while
- * kernel samples are not allowed is an error naming it. A -p process whose
- * leader alone has exited (pthread_exit) is no zombie: its live threads are
- * the target. Nothing is stopped or traced.
+ * kernel samples are not allowed is an error naming it (otherwise a kernel
+ * thread is marked, for the caller to say what it will get). A -p process
+ * whose leader alone has exited (pthread_exit) is no zombie: its live
+ * threads are the target. Nothing is stopped or traced.
  */
 struct attach_proc {
 	pid_t pid;
 	int pidfd;          /* readable when the process has exited */
 	bool whole;         /* every thread (-p), not only some (-t) */
+	bool kthread;       /* a kernel thread: no user space, kernel samples only */
+	char name[PROCFS_COMM_MAX]; /* its comm (-t: the first thread given's) */
 	pid_t *tids;        /* threads being sampled (for -t: the ones given) */
 	size_t nr_tids;
 };

@@ -5,9 +5,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,7 +18,12 @@ int output_create(struct output *o, const char *path, struct err *e)
 	memset(o, 0, sizeof(*o));
 	o->aside_fd = -1;
 	/* Unnamed: a failed or killed start leaves nothing in the directory. */
-	int err = outfile_open(&o->file, path, "", OUTFILE_UNNAMED);
+	int err = outfile_open(&o->file, path, "", OUTFILE_UNNAMED | OUTFILE_FIFO_NOWAIT);
+	struct stat st;
+	if (err == -ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		outfile_close(&o->file);
+		return err;
+	}
 	if (err == -EISDIR)
 		return err_set(e, err, "cannot write %s: it is a directory; give a file name with -o", path);
 	if (err == -ENOMEM)
@@ -26,6 +33,26 @@ int output_create(struct output *o, const char *path, struct err *e)
 			       strerror(-err));
 	o->seekable = !o->file.direct || lseek(o->file.fd, 0, SEEK_CUR) >= 0;
 	return 0;
+}
+
+int output_wait_reader(struct output *o, const char *path, int sigfd, int *signo, struct err *e)
+{
+	for (;;) {
+		int err = output_create(o, path, e);
+		if (err != -ENXIO)
+			return err;
+		struct pollfd p = { .fd = sigfd, .events = POLLIN };
+		struct signalfd_siginfo si;
+		int n = poll(&p, 1, OUTPUT_READER_POLL_MS);
+		if (n < 0 && errno != EINTR)
+			return err_set(e, -errno, "cannot wait for a reader of %s: %s", path, strerror(errno));
+		if (n > 0 && read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			const char *name = sigabbrev_np((int)si.ssi_signo);
+			*signo = (int)si.ssi_signo;
+			return err_set(e, -EINTR, "SIG%s while waiting for a reader of %s; nothing was recorded",
+				       name ? name : "?", path);
+		}
+	}
 }
 
 /* Under sudo, give the file to the user who ran sudo, or they would need

@@ -9,6 +9,12 @@
  * never replaced: a device (/dev/null), a FIFO, a socket, or a /proc/PID/fd
  * link such as /dev/stdout. Such an output may not be seekable (a FIFO, a
  * pipe): then o->seekable is false and the caller writes the pipe format.
+ * A FIFO nobody reads yet is not waited for in the open, which would hold
+ * psrec deaf to its stop signals (they are blocked into a signalfd by
+ * then): output_create says -ENXIO, and output_wait_reader waits for the
+ * reader, as any writer of a FIFO would (a shell's > f), while still
+ * heeding the signals. (perf record 6.1 opens a FIFO read-write, which
+ * never waits, and then fails to write its file format to it.)
  *
  * What a recording adds: the file gets its name once recording really
  * starts (output_commit), and an existing non-empty file becomes FILE.old,
@@ -33,8 +39,17 @@ struct output {
 	int aside_fd;           /* holds its data, so unlinking it is quick */
 };
 
-/* Create the file (see above). */
+/* Create the file (see above). -ENXIO with *e untouched: path is a FIFO
+ * with no reader yet. */
 int output_create(struct output *o, const char *path, struct err *e);
+
+/* A FIFO's open is retried this often while it has no reader (opening it
+ * notifies nobody but the reader), so the reader waits at most this long. */
+#define OUTPUT_READER_POLL_MS 50
+
+/* output_create() once the FIFO at path has a reader. A signal read from
+ * sigfd (a signalfd) ends the wait first: -EINTR, its number in *signo. */
+int output_wait_reader(struct output *o, const char *path, int sigfd, int *signo, struct err *e);
 
 /* Give the file its name (existing non-empty path -> path.old). */
 int output_commit(struct output *o, struct err *e);

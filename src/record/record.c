@@ -2,7 +2,8 @@
  * record.c - a recording from start to finish (see record.h), in phases
  * over one struct recording, each undoing only what it did:
  *  prepare  check the targets, block the stop signals, create the output
- *           (an unwritable path fails before any event is opened);
+ *           (an unwritable path fails before any event is opened; a FIFO
+ *           waits for its reader, the signals heard);
  *  open     open every event on the target, set up compression;
  *  start    header, attrs, kernel map; name the file; synthesize what
  *           existed; checkpoint; let the target run;
@@ -213,6 +214,11 @@ static int prepare(struct recording *r, struct err *e)
 	struct stat sb;
 	bool special = r->rotating && stat(c->output, &sb) == 0 && !S_ISREG(sb.st_mode);
 	err = special ? 0 : output_create(&r->out, c->output, e);
+	if (err == -ENXIO) {
+		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "waiting for a reader of the FIFO %s (perf report -i - <%s)",
+			      c->output, c->output);
+		err = output_wait_reader(&r->out, c->output, r->sigfd, &r->env.res->stop_signal, e);
+	}
 	r->out_fd = r->out.file.fd;
 	/* A FIFO or a pipe behind -o: the stream needs no seeking. */
 	r->pipe = !r->out.seekable;
@@ -709,15 +715,14 @@ int record_run(const struct record_config *c, const char *cmd_path, const struct
 	idcache_init(&r.ids);
 	buildids_init(&r.bids);
 	int err = hostinfo_read(&r.host);
-	if (!err && r.rotating)
-		err = sidecache_init(&r.cache, pid_max());
+	if (err)
+		err = err_set(e, err, "cannot read this machine's CPUs and topology: %s", strerror(-err));
+	else if (r.rotating && (err = sidecache_init(&r.cache, pid_max())) != 0)
+		err = err_set(e, err, "cannot set up the chunks' process cache: %s", strerror(-err));
 	r.env.seed = r.rotating ? &r.cache : NULL;
-	if (err) {
-		sidecache_free(&r.cache);
-		return err;
-	}
 	struct loop_config lc;
-	err = prepare(&r, e);
+	if (!err)
+		err = prepare(&r, e);
 	if (!err)
 		err = open_events(&r, e);
 	if (!err)

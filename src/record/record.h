@@ -53,6 +53,8 @@ struct record_result {
 	double cut_ms;
 	double resynth_ms;
 	double resynth_first_ms; /* the first cut's (every process, after a launch) */
+	int stop_signal;        /* a stop signal ended the start (waiting for
+				   the reader of a FIFO at -o): nothing recorded */
 	bool markers_on;        /* a psrec:marker event was recorded */
 	struct markers_stats markers;
 };

@@ -194,14 +194,39 @@ static const struct target_ops launch_ops = {
 
 /* ---- attached processes -------------------------------------------------- */
 
+/* A kernel thread has no user space: it is recorded only in kernel mode,
+ * and only while it runs (perf record -p 2 records just that). Said once
+ * per thread, since an idle one leaves an empty file; refused when every
+ * event excludes the kernel. */
+static int attach_kthreads(const struct target *t, const struct target_env *env, struct err *e)
+{
+	const struct evspec_list *ev = &env->cfg->events;
+	bool kernel = false;
+	for (size_t i = 0; i < ev->nr; i++)
+		kernel |= !ev->ev[i].exclude_kernel;
+	for (size_t i = 0; i < t->att.nr_procs; i++) {
+		const struct attach_proc *p = &t->att.procs[i];
+		const char *what = p->whole ? "process" : "thread";
+		if (!p->kthread)
+			continue;
+		if (!kernel)
+			return err_set(e, -EINVAL, "%s %d (%s) is a kernel thread, and every event excludes the kernel (:u): "
+				       "nothing would be recorded; drop the u modifier", what, (int)p->pid, p->name);
+		record_notice(env->hooks, RECORD_NOTICE_WARN, "%s %d (%s) is a kernel thread: its samples are all kernel "
+			      "samples, taken only while it runs (an idle one records none)", what, (int)p->pid, p->name);
+	}
+	return 0;
+}
+
 static int attach_check(struct target *t, const struct target_env *env, struct err *e)
 {
 	const struct record_config *c = env->cfg;
 	if (c->system_wide && !perm_can_sample_cpus())
 		return err_set(e, -EACCES, "not allowed to sample all CPUs (-a needs perf_event_paranoid <= 0, it is %d): "
 			       "run as root, grant CAP_PERFMON, or lower /proc/sys/kernel/perf_event_paranoid", perm_paranoid());
-	return attach_resolve(&t->att, c->pids, c->nr_pids, c->tids, c->nr_tids, c->system_wide,
-			      perm_can_sample_kernel(), e);
+	int err = attach_resolve(&t->att, c->pids, c->nr_pids, c->tids, c->nr_tids, c->system_wide,
+				 perm_can_sample_kernel(), e);
+	return err ? err : attach_kthreads(t, env, e);
 }
 
 /* Keep up with threads that appear while the events are being opened. */

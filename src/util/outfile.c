@@ -83,11 +83,14 @@ char *outfile_temp_name(const char *dir, const char *tag)
 }
 
 /* A regular file reached through /proc/PID/fd is truncated, as a shell's
- * > would; a device or FIFO has nothing to truncate. */
-static int open_direct(struct outfile *o, bool regular)
+ * > would; a device or FIFO has nothing to truncate. nowait: a FIFO with
+ * no reader is -ENXIO, not a wait; once open it blocks as usual. */
+static int open_direct(struct outfile *o, bool regular, bool nowait)
 {
 	o->direct = true;
-	o->fd = open(o->path, O_WRONLY | O_CLOEXEC | (regular ? O_TRUNC : 0));
+	o->fd = open(o->path, O_WRONLY | O_CLOEXEC | (regular ? O_TRUNC : 0) | (nowait ? O_NONBLOCK : 0));
+	if (o->fd >= 0 && nowait && fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		return -errno;
 	return o->fd < 0 ? -errno : 0;
 }
 
@@ -126,7 +129,8 @@ int outfile_open(struct outfile *o, const char *path, const char *tag, unsigned 
 	if (exists && S_ISDIR(st.st_mode))
 		return -EISDIR;
 	if ((exists && !S_ISREG(st.st_mode)) || is_fd_link(path))
-		return open_direct(o, !exists || S_ISREG(st.st_mode));
+		return open_direct(o, !exists || S_ISREG(st.st_mode),
+				   (flags & OUTFILE_FIFO_NOWAIT) && exists && S_ISFIFO(st.st_mode));
 	o->dir = dir_of(path);
 	if (!o->dir)
 		return -ENOMEM;

@@ -29,6 +29,9 @@
 #define OUTFILE_STDOUT 0x1u
 /* The temporary is an O_TMPFILE where the filesystem has them. */
 #define OUTFILE_UNNAMED 0x2u
+/* A FIFO with no reader fails at once with -ENXIO instead of blocking
+ * until one comes (for a caller that must stay responsive meanwhile). */
+#define OUTFILE_FIFO_NOWAIT 0x4u
 
 struct outfile {
 	const char *path;       /* the target, as given */

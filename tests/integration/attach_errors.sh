@@ -58,4 +58,25 @@ for t in "/proc/$BG_PID/task/"*; do
 	[ "${t##*/}" = "$BG_PID" ] || { thread=${t##*/}; break; }
 done
 expect 1 "$thread is a thread of process $BG_PID: use -p $BG_PID" -p "$thread" -o existing.data
+
+# A kernel thread (issue 22: -p 2 recorded 0 samples without a word): its
+# samples can only be kernel ones, which psrec says; with every event :u
+# there is nothing to record, which psrec refuses. (Without root, kernel
+# samples are refused first: doctor.sh.)
+if [ "$(id -u)" = 0 ]; then
+	expect 1 "process 2 \\(kthreadd\\) is a kernel thread, and every event excludes the kernel \\(:u\\): nothing would be recorded; drop the u modifier" \
+		-e cpu-clock:u -p 2 --duration 1 -o existing.data
+	for opt in -p -t; do
+		what=process
+		[ "$opt" = -t ] && what=thread
+		"$PSREC" -e cpu-clock "$opt" 2 --duration 0.3 -o "$TMP/k.data" 2>"$TMP/k.err" ||
+			fail "psrec $opt 2: exit $?: $(cat "$TMP/k.err")"
+		grep -qx "psrec: $what 2 (kthreadd) is a kernel thread: its samples are all kernel samples, taken only while it runs (an idle one records none)" \
+			"$TMP/k.err" || fail "psrec $opt 2: no word that it is a kernel thread: $(cat "$TMP/k.err")"
+		[ "$(grep -c 'kernel thread' "$TMP/k.err")" = 1 ] || fail "psrec $opt 2: said more than once: $(cat "$TMP/k.err")"
+		# What it did record, if anything, is kernel code.
+		"$PERF" script -i "$TMP/k.data" -F dso 2>"$TMP/perf.err" >"$TMP/k.txt"
+		grep -v -e '^ *$' -e 'kernel\.kallsyms' "$TMP/k.txt" && fail "psrec $opt 2: a user-space sample of kthreadd"
+	done
+fi
 echo "ok: bad attach targets rejected"

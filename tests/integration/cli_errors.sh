@@ -38,6 +38,10 @@ expect 2 "empty event name" -e cpu-clock,,task-clock true
 expect 2 "power of two" -m 3 true
 expect 2 "-m 'lots'" -m lots true
 expect 2 "unknown clock" -k sundial true
+# -z's level is attached: "-z 23 -- true" must not run a command named 23.
+expect 2 "-z 23: the level is written -z23 or --compression-level=23 \(a command named 23 goes after --\)" -z 23 -- true
+expect 2 "-z 5: the level is written -z5" -z 5 ./prog
+expect 2 "--compression-level '23': expected a zstd level from 1 to 22" -z23 true
 expect 2 "no command given" -e cpu-clock
 expect 2 "no command given"
 expect 127 "nosuchcommand-psrec: command not found" nosuchcommand-psrec

@@ -30,6 +30,13 @@ assert_deep_chains "$TMP/z9.data" "-z 9 -g"
 report -i "$TMP/z9.data" --no-children --sort sym | shows_rec_chain || fail "-z -g: perf report shows no call chains"
 no_perf_warnings "-z 9 -g (report)"
 grep -q 'level = 9' <("$PERF" report -i "$TMP/z9.data" --header-only 2>/dev/null) || fail "level 9 not recorded"
+# The short form takes its level attached, as perf's does (issue 22);
+# "-z -- CMD" is a bare -z and a command.
+"$PSREC" -q -e cpu-clock -z3 -o "$TMP/z3.data" -- "$SPIN" 0.3 1 || fail "-z3 failed"
+grep -q 'level = 3' <("$PERF" report -i "$TMP/z3.data" --header-only 2>/dev/null) || fail "-z3: level 3 not recorded"
+"$PSREC" -q -e cpu-clock -z -o "$TMP/zdd.data" -- "$SPIN" 0.3 1 || fail "-z -- CMD failed"
+grep -q 'level = 1' <("$PERF" report -i "$TMP/zdd.data" --header-only 2>/dev/null) || fail "-z -- CMD: level 1 not recorded"
+grep -q hot_a <(report -i "$TMP/zdd.data" --no-children --sort sym) || fail "-z -- CMD: no hot_a"
 # Stack copies of random bytes do not compress: every COMPRESSED record
 # must still decode on its own (issue 10.2: perf aborted with "Couldn't
 # decompress data"), at the largest stack size too.

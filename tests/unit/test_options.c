@@ -322,6 +322,44 @@ static void test_options_compression_levels(void **state)
 	expect_usage_error(ARGC(bad23), bad23, "1 to 22");
 	char *badx[] = { S("psrec"), S("--compression-level=fast"), S("ls"), NULL };
 	expect_usage_error(ARGC(badx), badx, "--compression-level 'fast'");
+	/* Attached, as perf takes it. */
+	char *att[] = { S("psrec"), S("-z5"), S("ls"), NULL };
+	parse(&p, ARGC(att), att);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.cfg.compress_level, 5);
+	options_free(&p.o);
+}
+
+/* "-z 23 -- true" ran a command named 23 (issue 22): a bare -z, then a
+ * word of digits, is refused; "-z -- 23" and "-z cmd" are commands. */
+static void test_options_bare_z_then_a_number_is_refused(void **state)
+{
+	(void)state;
+	struct po p;
+	char *sp[] = { S("psrec"), S("-z"), S("23"), S("--"), S("true"), NULL };
+	expect_usage_error(ARGC(sp), sp, "-z 23: the level is written -z23 or --compression-level=23 "
+			   "(a command named 23 goes after --)");
+	char *prog[] = { S("psrec"), S("-z"), S("5"), S("./prog"), NULL };
+	expect_usage_error(ARGC(prog), prog, "-z 5: the level is written -z5");
+	char *grp[] = { S("psrec"), S("-gz"), S("5"), S("ls"), NULL };
+	expect_usage_error(ARGC(grp), grp, "-gz 5: the level is written -z5");
+	char *lng[] = { S("psrec"), S("--compression-level"), S("3"), S("ls"), NULL };
+	expect_usage_error(ARGC(lng), lng, "--compression-level 3: the level is written -z3 or --compression-level=3");
+	char *dd[] = { S("psrec"), S("-z"), S("--"), S("23"), NULL };
+	parse(&p, ARGC(dd), dd);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.cfg.compress_level, 1);
+	assert_string_equal(p.o.cfg.cmd[0], "23");
+	options_free(&p.o);
+	char *cmd[] = { S("psrec"), S("-z"), S("ls"), S("5"), NULL };
+	parse(&p, ARGC(cmd), cmd);
+	assert_int_equal(p.rc, 0);
+	assert_int_equal(p.o.cfg.compress_level, 1);
+	assert_string_equal(p.o.cfg.cmd[0], "ls");
+	assert_int_equal(p.o.cfg.cmd_argc, 2);
+	options_free(&p.o);
+	char *mix[] = { S("psrec"), S("-z2x"), S("ls"), NULL };
+	expect_usage_error(ARGC(mix), mix, "--compression-level '2x'");
 }
 
 static void expect_clock(const char *arg, int id)
@@ -1022,7 +1060,7 @@ static void test_options_table_rows_are_well_formed(void **state)
 		if ((s->arg == OPTIONS_ARG_NONE) != (s->arg_name == NULL))
 			fail_msg("%s: an argument name exactly when it takes an argument", row_name(s, nm));
 		if (s->arg == OPTIONS_ARG_OPTIONAL && !s->name)
-			fail_msg("%s: optional arguments exist in the long form only", row_name(s, nm));
+			fail_msg("%s: an optional argument needs a long form (--name=ARG)", row_name(s, nm));
 		if (!s->help || !s->help[0] || !s->group || !s->group[0])
 			fail_msg("%s: no help line or heading", row_name(s, nm));
 		for (size_t j = 0; j < i; j++) {
@@ -1048,9 +1086,10 @@ static void test_options_getopt_arguments_come_from_the_table(void **state)
 		char *p = letter ? strchr(g.shortopts + 2, letter) : NULL;
 		if (letter) {
 			assert_non_null(p);
-			/* Only a required argument makes "x:"; an optional one
-			 * is long only. */
-			assert_int_equal(p[1] == ':', s->arg == OPTIONS_ARG_REQUIRED);
+			/* A required argument makes "x:", an optional one
+			 * "x::" (attached only: -z5). */
+			assert_int_equal(p[1] == ':', s->arg != OPTIONS_ARG_NONE);
+			assert_int_equal(p[1] == ':' && p[2] == ':', s->arg == OPTIONS_ARG_OPTIONAL);
 		}
 		if (!s->name)
 			continue;
@@ -1283,6 +1322,7 @@ int main(void)
 		cmocka_unit_test(test_options_output),
 		cmocka_unit_test(test_options_switch_output_spellings),
 		cmocka_unit_test(test_options_compression_levels),
+		cmocka_unit_test(test_options_bare_z_then_a_number_is_refused),
 		cmocka_unit_test(test_options_clockid_names_and_numbers),
 		cmocka_unit_test(test_options_unknown_clock_is_einval),
 		cmocka_unit_test(test_options_unknown_option_is_einval),

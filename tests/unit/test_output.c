@@ -3,9 +3,12 @@
  * unnamed and named at commit with mode 0600, an existing file kept as
  * FILE.old, output_abort putting FILE and FILE.old back, nothing left
  * behind by a start that never committed, and FIFOs and devices written
- * in place. Each test runs in a fresh directory (th_root).
+ * in place, a FIFO with no reader waited for without blocking the open. Each test runs in a fresh directory (th_root).
  */
 #include "test_helpers.h"
+
+#include <signal.h>
+#include <sys/signalfd.h>
 
 #include "record/output.h"
 #include "util/err.h"
@@ -19,6 +22,14 @@ static void out_write(struct output *o, const char *s)
 {
 	size_t n = strlen(s);
 	assert_int_equal(write(o->file.fd, s, n), (ssize_t)n);
+}
+
+/* The fd handed back blocks, as writes of a stream expect. */
+static void assert_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	assert_true(fl >= 0);
+	assert_false(fl & O_NONBLOCK);
 }
 
 static void create(struct output *o, const char *path)
@@ -181,12 +192,78 @@ static void test_output_fifo_is_written_in_place(void **state)
 	create(&o, th_at("fifo"));
 	assert_true(o.file.direct);
 	assert_false(o.seekable);
+	assert_blocking(o.file.fd);
 	commit(&o);
 	out_write(&o, "stream");
 	output_started(&o);
 	output_close(&o);
 	th_assert_fifo_got(rd, th_at("fifo"), "stream");
 	assert_string_equal(th_listing(th_root), "fifo");
+}
+
+/* A FIFO nobody reads: -ENXIO at once, no message, nothing open; the
+ * alarm only bounds the open that blocked forever before issue 22. */
+static void test_output_fifo_without_reader_is_enxio_at_once(void **state)
+{
+	(void)state;
+	assert_int_equal(mkfifo(th_at("fifo"), 0644), 0);
+	struct output o;
+	struct err e = { "" };
+	alarm(20);
+	assert_int_equal(output_create(&o, th_at("fifo"), &e), -ENXIO);
+	alarm(0);
+	assert_string_equal(e.msg, "");
+	assert_int_equal(o.file.fd, -1);
+	output_close(&o);
+	assert_string_equal(th_listing(th_root), "fifo");
+}
+
+/* A stop signal ends the wait for a reader: -EINTR, the signal named. */
+static void test_output_wait_reader_ends_on_a_signal(void **state)
+{
+	(void)state;
+	assert_int_equal(mkfifo(th_at("fifo"), 0644), 0);
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	assert_int_equal(sigprocmask(SIG_BLOCK, &set, &old), 0);
+	int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	assert_true(sfd >= 0);
+	assert_int_equal(raise(SIGUSR1), 0);
+	struct output o;
+	struct err e = { "" };
+	int signo = 0;
+	alarm(20);
+	assert_int_equal(output_wait_reader(&o, th_at("fifo"), sfd, &signo, &e), -EINTR);
+	alarm(0);
+	assert_int_equal(signo, SIGUSR1);
+	assert_non_null(strstr(e.msg, "SIGUSR1 while waiting for a reader of "));
+	assert_int_equal(o.file.fd, -1);
+	output_close(&o);
+	close(sfd);
+	assert_int_equal(sigprocmask(SIG_SETMASK, &old, NULL), 0);
+	assert_string_equal(th_listing(th_root), "fifo");
+}
+
+/* A reader there: the wait opens the FIFO, blocking, and writes reach it. */
+static void test_output_wait_reader_opens_a_fifo_being_read(void **state)
+{
+	(void)state;
+	int rd = th_fifo_with_reader(th_at("fifo"));
+	int never[2];
+	assert_int_equal(pipe(never), 0);
+	struct output o;
+	struct err e = { "" };
+	int signo = 0;
+	assert_int_equal(output_wait_reader(&o, th_at("fifo"), never[0], &signo, &e), 0);
+	assert_int_equal(signo, 0);
+	assert_true(o.file.direct);
+	assert_blocking(o.file.fd);
+	out_write(&o, "late");
+	output_close(&o);
+	close(never[0]);
+	close(never[1]);
+	th_assert_fifo_got(rd, th_at("fifo"), "late");
 }
 
 static void test_output_device_is_written_in_place(void **state)
@@ -217,6 +294,9 @@ int main(void)
 		TH_FAKE(test_output_close_without_commit_of_a_new_name_leaves_nothing),
 		TH_FAKE(test_output_directory_is_refused),
 		TH_FAKE(test_output_fifo_is_written_in_place),
+		TH_FAKE(test_output_fifo_without_reader_is_enxio_at_once),
+		TH_FAKE(test_output_wait_reader_ends_on_a_signal),
+		TH_FAKE(test_output_wait_reader_opens_a_fifo_being_read),
 		TH_FAKE(test_output_device_is_written_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -196,6 +196,7 @@ static void test_attach_pid_resolves_one_whole_process_with_all_its_threads(void
 	assert_int_equal(t.nr_procs, 1);
 	assert_int_equal(t.procs[0].pid, k->pid);
 	assert_true(t.procs[0].whole);
+	assert_false(t.procs[0].kthread);
 	assert_true(t.procs[0].pidfd >= 0);
 	expect_same_set(t.procs[0].tids, t.procs[0].nr_tids, k->tids, 3);
 
@@ -572,6 +573,16 @@ static void test_attach_kernel_thread_refused_unless_kernel_samples_allowed(void
 	assert_int_equal(attach_resolve(&t, &k, 1, NULL, 0, false, true, &e), 0);
 	assert_int_equal(t.nr_procs, 1);
 	assert_true(t.procs[0].nr_tids >= 1);
+	/* Marked, for the recording's word that only kernel samples come
+	 * (issue 22), -p and -t alike. */
+	struct procfs_status st;
+	assert_int_equal(procfs_status("/proc", k, k, &st), 0);
+	assert_true(t.procs[0].kthread);
+	assert_string_equal(t.procs[0].name, st.name);
+	attach_free(&t);
+	assert_int_equal(attach_resolve(&t, NULL, 0, &k, 1, false, true, &e), 0);
+	assert_true(t.procs[0].kthread);
+	assert_false(t.procs[0].whole);
 	attach_free(&t);
 }
 
