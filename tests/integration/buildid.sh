@@ -86,21 +86,23 @@ burned() {
 	local p
 	p=$(pgrep -P "$1" -x spin) && [ "$(cpu_ticks "$p")" -ge 30 ]
 }
-replaced_while_recording() {
-	local out=$1; shift
+replaced_while_recording() { # OUT MAY_FAIL CMD...
+	local out=$1 may_fail=$2; shift 2
 	cp "$DEEPREC" "$TMP/next"
 	cp "$SPIN" "$BIN"
 	"$@" -o "$out" -- "$BIN" 1.5 >/dev/null 2>"$out.err" &
 	local rec=$!
-	wait_until "burned $rec" 20 "the workload of $* to run"
+	wait_until "burned $rec" 60 "the workload of $* to run"
 	mv "$TMP/next" "$BIN"
-	wait "$rec" || fail "$* failed: $(cat "$out.err")"
+	wait "$rec" || [ "$may_fail" = 1 ] || fail "$* failed: $(cat "$out.err")"
 }
-replaced_while_recording "$TMP/r.data" env HOME="$TMP/home3" "$PSREC" -q
+replaced_while_recording "$TMP/r.data" 0 env HOME="$TMP/home3" "$PSREC" -q
 got=$(listed_id "$TMP/r.data" "$BIN")
 [ "$got" = "$old_id" ] || fail "binary replaced while recording: psrec lists $got, the binary that ran was $old_id"
-replaced_while_recording "$TMP/rp.data" env HOME="$TMP/home4" perf record -q
-perf_got=$(listed_id "$TMP/rp.data" "$BIN")
+# perf record for comparison only: it sometimes aborts on the replaced
+# binary ("assertion failed at util/build-id.c:1010", perf 6.1)
+replaced_while_recording "$TMP/rp.data" 1 env HOME="$TMP/home4" perf record -q
+perf_got=$(listed_id "$TMP/rp.data" "$BIN" 2>/dev/null || true)
 echo "ok: replaced while recording: psrec lists $got (ran), perf record lists ${perf_got:-nothing} (new file: $new_id)"
 
 # ---- 3. -p and -a --------------------------------------------------------
@@ -114,9 +116,9 @@ for mode in p a; do
 	wait_until "runs $pid spin" 10 "spin to start"
 	wait_until "[ \$(cpu_ticks $pid) -gt 5 ]" 10 "spin to burn CPU"
 	if [ $mode = p ]; then
-		HOME=$TMP/home5 "$PSREC" -q -g -p "$pid" --duration 1 -o "$TMP/$mode.data" || fail "psrec -p failed"
+		HOME=$TMP/home5 record_cpu 100 "$pid" "$TMP/$mode.err" -g -p "$pid" -o "$TMP/$mode.data"
 	else
-		HOME=$TMP/home5 "$PSREC" -q -a --duration 1 -o "$TMP/$mode.data" || fail "psrec -a failed"
+		HOME=$TMP/home5 record_cpu 100 "$pid" "$TMP/$mode.err" -a -o "$TMP/$mode.data"
 	fi
 	kill "$pid"
 	[ "$(listed_id "$TMP/$mode.data" "$BIN")" = "$old_id" ] || fail "-$mode: BUILD_ID lacks $BIN $old_id: $(perf buildid-list -i "$TMP/$mode.data" 2>&1 | head)"
