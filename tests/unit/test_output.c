@@ -24,7 +24,7 @@ static void out_write(struct output *o, const char *s)
 static void create(struct output *o, const char *path)
 {
 	struct err e = { "" };
-	int rc = output_create(o, path, &e);
+	int rc = output_create(o, path, false, &e);
 	if (rc)
 		fail_msg("output_create(%s): %d %s", path, rc, e.msg);
 }
@@ -165,7 +165,7 @@ static void test_output_directory_is_refused(void **state)
 	th_mkdirs("%s", th_at("d"));
 	struct output o;
 	struct err e = { "" };
-	assert_int_equal(output_create(&o, th_at("d"), &e), -EISDIR);
+	assert_int_equal(output_create(&o, th_at("d"), false, &e), -EISDIR);
 	assert_non_null(strstr(e.msg, "directory"));
 	output_close(&o);
 	assert_string_equal(th_listing(th_root), "d");
