@@ -230,7 +230,7 @@ static int cmd_recover(int argc, char **argv)
 		fputs(recover_usage, stdout);
 		return 0;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
+	if (argc != 2 || argv[1][0] == '-' || argv[1][0] == '\0') {
 		fprintf(stderr, "psrec: recover takes one perf.data file: psrec recover FILE\n");
 		return EXIT_USAGE;
 	}
@@ -285,6 +285,11 @@ static int cmd_archive(int argc, char **argv)
 		if (i + 1 == argc)
 			return archive_usage_error(argv[i], " needs a file name");
 		*dst = argv[++i];
+		struct err e = { "" };
+		if (fold_cli_path(argv[i - 1], *dst, "file name", dst == &in ? FOLD_CLI_FIX_INPUT : FOLD_CLI_FIX_OUTPUT, &e)) {
+			fprintf(stderr, "psrec: %s\n", e.msg);
+			return EXIT_USAGE;
+		}
 	}
 	char *def = NULL;
 	if (!out) {
