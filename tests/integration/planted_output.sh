@@ -9,7 +9,9 @@
 # archive -o; in a sticky world-writable directory (refused for the link's
 # owner) and in nobody's own directory (refused for leading into /proc).
 # A link to a device, nobody's FIFO in the sticky directory: refused too,
-# and never opened. The legitimate outputs are output.sh's.
+# and never opened. Chunks: a link planted in place of the chunk being
+# written is renamed at the cut, never written through. The legitimate
+# outputs are output.sh's.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "planting as another user takes root"
@@ -140,3 +142,39 @@ refused "psrec -o nobody's FIFO" "a FIFO owned by uid 65534 in a sticky, world-w
 refused "fold -o nobody's FIFO" "a FIFO owned by uid 65534" "$PSREC" fold -i "$in" -o "$TMP/sticky/fifo"
 [ -p "$TMP/sticky/fifo" ] || fail "nobody's FIFO was replaced"
 echo "ok: nobody's FIFO in a sticky directory refused, never opened"
+
+# ---- chunks: in nobody's own directory nobody may rename the chunk being
+# written and plant a link at its name. The cut renames whatever is at the
+# name (a rename moves a link, never follows it) and creates the next chunk
+# afresh; the end likewise. The data stay in the files nobody moved.
+cout=$TMP/home/c.data
+"$PSREC" -v -e cpu-clock --switch-output -o "$cout" -- "$SPIN" 30 1 2>"$TMP/c.err" &
+rec=$!
+holders+=("$rec")
+wait_until "started $TMP/c.err && has_samples $cout 50" 20 "psrec to record"
+as_nobody mv "$cout" "$TMP/home/c.first"
+plant "$TMP/home" c.data
+kill -USR2 "$rec"
+wait_until "grep -q '^psrec: chunk ' $TMP/c.err && [ -f $cout ] && [ ! -L $cout ]" 20 "the cut"
+as_nobody mv "$cout" "$TMP/home/c.second"
+plant "$TMP/home" c.data
+kill -INT "$rec"
+wait "$rec"
+rc=$?
+# waited for: its pid is no longer ours to kill
+keep=()
+for h in "${holders[@]}"; do
+	[ "$h" = "$rec" ] || keep+=("$h")
+done
+holders=("${keep[@]}")
+[ "$rc" = 130 ] || fail "psrec --switch-output stopped by SIGINT exited $rc: $(cat "$TMP/c.err")"
+[ "$(cat "$decoy")" = decoy ] || fail "a chunk was written through nobody's link: the decoy is $(head -c 64 "$decoy" | od -c | head -2)"
+mapfile -t cfiles < <(find "$TMP/home" -maxdepth 1 -name 'c.data.*' | sort)
+[ "${#cfiles[@]}" = 2 ] || fail "a cut and an end made ${#cfiles[@]} chunk names: ${cfiles[*]}"
+for f in "${cfiles[@]}"; do
+	{ [ -L "$f" ] && [ "$(stat -c %U "$f")" = nobody ]; } || fail "$f is not nobody's link, renamed as it was"
+done
+for f in c.first c.second; do
+	"$PDCHECK" "$TMP/home/$f" >/dev/null || fail "the chunk nobody moved to $f is unreadable"
+done
+echo "ok: chunks rename a planted link, never write through it; the decoy is intact"
