@@ -55,9 +55,11 @@ static bool names_inherited_fd(const char *path)
 {
 	if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0)
 		return true;
-	const char *n = strncmp(path, "/dev/fd/", 8) == 0	   ? path + 8
-			: strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
-								   : NULL;
+	const char *n = NULL;
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		n = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		n = path + 14;
 	return n && *n && strspn(n, "0123456789") == strlen(n);
 }
 
@@ -131,18 +133,18 @@ static int check_owner(struct outfile *o, const struct stat *lst)
 	if (!dir)
 		return -ENOMEM;
 	struct stat ds;
-	int rc = stat(dir, &ds);
+	int err = stat(dir, &ds) < 0 ? -errno : 0;
 	free(dir);
-	if (rc < 0)
-		return -errno;
-	bool sticky = ds.st_mode & S_ISVTX, open = ds.st_mode & S_IWOTH;
-	if ((!sticky && !open) || lst->st_uid == geteuid() || lst->st_uid == ds.st_uid)
+	if (err)
+		return err;
+	bool sticky = ds.st_mode & S_ISVTX, world = ds.st_mode & S_IWOTH;
+	if ((!sticky && !world) || lst->st_uid == geteuid() || lst->st_uid == ds.st_uid)
 		return 0;
 	char target[PATH_MAX + 8];
 	link_target(o->path, lst, target, sizeof(target));
 	return refuse(o, "it is %s%s owned by uid %u in a %s directory of uid %u (someone else may have put it there)",
 		      kind_of(lst->st_mode), target, (unsigned)lst->st_uid,
-		      sticky && open ? "sticky, world-writable" : sticky ? "sticky" : "world-writable",
+		      sticky && world ? "sticky, world-writable" : sticky ? "sticky" : "world-writable",
 		      (unsigned)ds.st_uid);
 }
 
