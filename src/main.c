@@ -236,7 +236,7 @@ static int cmd_recover(int argc, char **argv)
 		fputs(recover_usage, stdout);
 		return 0;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
+	if (argc != 2 || argv[1][0] == '-' || argv[1][0] == '\0') {
 		fprintf(stderr, "psrec: recover takes one perf.data file: psrec recover FILE\n");
 		return EXIT_USAGE;
 	}
@@ -291,6 +291,11 @@ static int cmd_archive(int argc, char **argv)
 		if (i + 1 == argc)
 			return archive_usage_error(argv[i], " needs a file name");
 		*dst = argv[++i];
+		struct err e = { "" };
+		if (fold_cli_path(argv[i - 1], *dst, "file name", dst == &in ? FOLD_CLI_FIX_INPUT : FOLD_CLI_FIX_OUTPUT, &e)) {
+			fprintf(stderr, "psrec: %s\n", e.msg);
+			return EXIT_USAGE;
+		}
 	}
 	char *def = NULL;
 	if (!out) {
@@ -395,7 +400,8 @@ static const char pprof_usage[] =
 "  --no-kernel, --buildid-dir, --symfs, --no-demangle, --call-graph, --unwinder).\n";
 
 /* out as a stream, through a temporary beside it renamed at the end ("-"
- * is stdout; a device or FIFO is written in place: util/outfile.h). The
+ * is stdout; a device or FIFO is written in place; a link planted into
+ * /proc or onto a device is refused: util/outfile.h). The
  * temporary is 0600; a profile's text or drawing is for sharing, as a
  * shell's > would leave it. 0 or -errno (*of still to be closed). */
 static int out_open_shared(const char *out, const char *tag, struct outfile *of, FILE **f)
@@ -410,6 +416,15 @@ static int out_open_shared(const char *out, const char *tag, struct outfile *of,
 	if (!of->direct)
 		fchmod(of->fd, 0644);
 	return 0;
+}
+
+/* out_open_shared's failure, in one line. */
+static void out_open_failed(const char *out, const struct outfile *of, int err)
+{
+	if (of->refused[0])
+		fprintf(stderr, "psrec: %s\n", of->refused);
+	else
+		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-err));
 }
 
 /* One warning for what could not be named, one notice for the event. */
@@ -484,7 +499,7 @@ static int fold_or_flame(struct fold_cli cli, bool flame)
 	FILE *f;
 	int oerr = out_open_shared(out, flame ? "flamegraph-" : "fold-", &of, &f);
 	if (oerr) {
-		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-oerr));
+		out_open_failed(out, &of, oerr);
 		outfile_close(&of);
 		fold_free(&cur);
 		if (have_base)
@@ -562,7 +577,7 @@ static int pprof_convert(struct fold_cli cli)
 	FILE *f;
 	int oerr = out_open_shared(out, "pprof-", &of, &f);
 	if (oerr) {
-		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-oerr));
+		out_open_failed(out, &of, oerr);
 		outfile_close(&of);
 		pprof_free(&r);
 		return EXIT_RUNTIME;

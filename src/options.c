@@ -343,7 +343,7 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 			break;
 		case 'o':
 			if (optarg[0] == '\0')
-				err = err_set(e, -EINVAL, "-o: empty file name");
+				err = err_set(e, -EINVAL, "-o: empty file name; give a file name, or - for standard output");
 			o->cfg.output = optarg;
 			o->cfg.pipe = strcmp(optarg, "-") == 0;
 			break;

@@ -593,9 +593,9 @@ static int put_map(struct archive *a, const struct out *o, uint32_t pid, uint8_t
 }
 
 /* A regular file (or a new name) is written under a temporary name beside
- * it and renamed at the end; anything else that exists (a device, a FIFO)
- * is written in place, never replaced; "-" is standard output
- * (util/outfile.h). */
+ * it and renamed at the end; a device or a FIFO is written in place, never
+ * replaced; "-" is standard output; a link planted into /proc or onto a
+ * device is refused (util/outfile.h). */
 static int out_open(struct out *o, const char *path, const char *data_path, const struct store *s, struct err *e)
 {
 	o->path = strcmp(path, "-") == 0 ? "standard output" : path;
@@ -605,6 +605,8 @@ static int out_open(struct out *o, const char *path, const char *data_path, cons
 		return err_set(e, -EINVAL, "cannot write %s: it is the recording itself; give another name with -o",
 			       path);
 	int err = outfile_open(&o->file, path, "archive-", OUTFILE_STDOUT);
+	if (err == -EPERM && o->file.refused[0])
+		return err_set(e, err, "%s", o->file.refused);
 	if (err == -EISDIR)
 		return err_set(e, err, "cannot write %s: it is a directory; give a file name with -o", path);
 	if (err == -ENOMEM)

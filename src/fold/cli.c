@@ -30,6 +30,11 @@ int fold_cli_id(const char *opt, const char *s, int32_t *out, struct err *e)
 	return 0;
 }
 
+int fold_cli_path(const char *opt, const char *s, const char *what, const char *fix, struct err *e)
+{
+	return *s ? 0 : err_set(e, -EINVAL, "%s: empty %s; %s", opt, what, fix);
+}
+
 /* Seconds with up to 9 decimals ("123.456") to ns; "" is "no bound". */
 static int parse_seconds(const char *s, size_t n, uint64_t *ns)
 {
@@ -121,8 +126,14 @@ static int parse(int argc, char **argv, int mode, struct fold_cli *cli, struct e
 	while ((ch = getopt_long(argc, argv, ":i:o:h", common, NULL)) != -1) {
 		int err = 0;
 		switch (ch) {
-		case 'i': c->input = optarg; break;
-		case 'o': cli->output = optarg; break;
+		case 'i':
+			c->input = optarg;
+			err = fold_cli_path("-i", optarg, "file name", FOLD_CLI_FIX_INPUT, e);
+			break;
+		case 'o':
+			cli->output = optarg;
+			err = fold_cli_path("-o", optarg, "file name", FOLD_CLI_FIX_OUTPUT, e);
+			break;
 		case 'h': cli->help = true; break;
 		case KEY_EVENT: c->event = optarg; break;
 		case KEY_PID: err = fold_cli_id("--pid", optarg, &c->pid, e); break;
@@ -138,8 +149,16 @@ static int parse(int argc, char **argv, int mode, struct fold_cli *cli, struct e
 			c->between_a = cli->between_a;
 			c->between_b = cli->between_b;
 			break;
-		case KEY_BUILDID_DIR: c->sym.buildid_dir = optarg; break;
-		case KEY_SYMFS: c->sym.symfs = optarg; break;
+		case KEY_BUILDID_DIR:
+			c->sym.buildid_dir = optarg;
+			err = fold_cli_path("--buildid-dir", optarg, "directory name",
+					    "give a directory, or leave the option out for ~/.debug", e);
+			break;
+		case KEY_SYMFS:
+			c->sym.symfs = optarg;
+			err = fold_cli_path("--symfs", optarg, "directory name",
+					    "give a directory, or leave the option out for /", e);
+			break;
 		case KEY_NO_DEMANGLE: c->sym.demangle = false; break;
 		case KEY_CALL_GRAPH: err = parse_call_graph(optarg, c, e); break;
 		case KEY_UNWINDER:
@@ -185,6 +204,8 @@ static int parse(int argc, char **argv, int mode, struct fold_cli *cli, struct e
 			return err_set(e, -EINVAL, "flamegraph --diff takes two recordings: psrec flamegraph --diff BASE.data NEW.data");
 		cli->diff_base = argv[optind];
 		cli->diff_new = argv[optind + 1];
+		if (!*cli->diff_base || !*cli->diff_new)
+			return fold_cli_path("flamegraph --diff", "", "file name", "give two recordings: BASE.data NEW.data", e);
 		return 0;
 	}
 	if (rest > 0)

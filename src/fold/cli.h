@@ -42,4 +42,13 @@ void fold_cli_free(struct fold_cli *cli);
 /* A process or thread id, the argument of option opt: -EINVAL with *e. */
 int fold_cli_id(const char *opt, const char *s, int32_t *out, struct err *e);
 
+/* s, the argument of option opt, names a file or directory (what, e.g.
+ * "file name"): "" names nothing, or as a prefix the path itself, so it is
+ * -EINVAL with *e saying "OPT: empty WHAT; FIX". 0 otherwise. */
+int fold_cli_path(const char *opt, const char *s, const char *what, const char *fix, struct err *e);
+
+/* The fixes of the usual ones, for every command's -i and -o. */
+#define FOLD_CLI_FIX_INPUT  "give a recording, or - for standard input"
+#define FOLD_CLI_FIX_OUTPUT "give a file name, or - for standard output"
+
 #endif

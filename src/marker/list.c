@@ -636,7 +636,10 @@ int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *
 	while ((ch = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
 		int err = 0;
 		switch (ch) {
-		case 'i': c->input = optarg; break;
+		case 'i':
+			c->input = optarg;
+			err = fold_cli_path("-i", optarg, "file name", FOLD_CLI_FIX_INPUT, e);
+			break;
 		case 'h': c->help = true; break;
 		case KEY_PID: err = fold_cli_id("--pid", optarg, &c->filter.pid, e); break;
 		case KEY_TID: err = fold_cli_id("--tid", optarg, &c->filter.tid, e); break;

@@ -13,17 +13,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int output_create(struct output *o, const char *path, struct err *e)
+int output_create(struct output *o, const char *path, bool chunked, struct err *e)
 {
 	memset(o, 0, sizeof(*o));
 	o->aside_fd = -1;
-	/* Unnamed: a failed or killed start leaves nothing in the directory. */
-	int err = outfile_open(&o->file, path, "", OUTFILE_UNNAMED | OUTFILE_FIFO_NOWAIT);
+	/* Unnamed: a failed or killed start leaves nothing in the directory.
+	 * Each chunk is renamed away from the name, which a device, FIFO or
+	 * socket would not survive (and a FIFO would block the open), nor an
+	 * open file written in place. */
+	int err = outfile_open(&o->file, path, "",
+			       OUTFILE_UNNAMED | OUTFILE_FIFO_NOWAIT | (chunked ? OUTFILE_REPLACE : 0));
 	struct stat st;
 	if (err == -ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
 		outfile_close(&o->file);
 		return err;
 	}
+	if (err == -EPERM && o->file.refused[0])
+		return err_set(e, err, "%s", o->file.refused);
+	if (err == -ESPIPE)
+		return err_set(e, -EINVAL, "--switch-output needs a file name for -o, not %s (a device, FIFO, socket "
+			       "or open file); give -o FILE", path);
 	if (err == -EISDIR)
 		return err_set(e, err, "cannot write %s: it is a directory; give a file name with -o", path);
 	if (err == -ENOMEM)
@@ -38,7 +47,7 @@ int output_create(struct output *o, const char *path, struct err *e)
 int output_wait_reader(struct output *o, const char *path, int sigfd, int *signo, struct err *e)
 {
 	for (;;) {
-		int err = output_create(o, path, e);
+		int err = output_create(o, path, false, e);
 		if (err != -ENXIO)
 			return err;
 		struct pollfd p = { .fd = sigfd, .events = POLLIN };

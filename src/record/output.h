@@ -5,10 +5,12 @@
  * as an unnamed O_TMPFILE in the target directory (a random ".psrec-" name
  * where the filesystem has none), before any event is opened, so an
  * unwritable path fails first, and a failed or killed start leaves nothing
- * behind. Anything else that exists at the path is written in place and
- * never replaced: a device (/dev/null), a FIFO, a socket, or a /proc/PID/fd
- * link such as /dev/stdout. Such an output may not be seekable (a FIFO, a
- * pipe): then o->seekable is false and the caller writes the pipe format.
+ * behind. A device (/dev/null), a FIFO or a socket at the path, or a name
+ * of an inherited descriptor written as such (/dev/stdout, /dev/fd/N), is
+ * written in place and never replaced; a link planted there is never
+ * followed into /proc or onto a device (util/outfile.h has the rule). Such
+ * an output may not be seekable (a FIFO, a pipe): then o->seekable is false
+ * and the caller writes the pipe format.
  * A FIFO nobody reads yet is not waited for in the open, which would hold
  * psrec deaf to its stop signals (they are blocked into a signalfd by
  * then): output_create says -ENXIO, and output_wait_reader waits for the
@@ -39,9 +41,13 @@ struct output {
 	int aside_fd;           /* holds its data, so unlinking it is quick */
 };
 
-/* Create the file (see above). -ENXIO with *e untouched: path is a FIFO
- * with no reader yet. */
-int output_create(struct output *o, const char *path, struct err *e);
+/* Create the file (see above). chunked (--switch-output): only a name
+ * that is replaced will do, and what would be written in place is
+ * refused before it is opened. A name util/outfile.h refuses (a link into
+ * /proc or onto a device, something someone else put in a sticky or
+ * world-writable directory) is refused, its line in *e. -ENXIO with *e
+ * untouched: path is a FIFO with no reader yet. */
+int output_create(struct output *o, const char *path, bool chunked, struct err *e);
 
 /* A FIFO's open is retried this often while it has no reader (opening it
  * notifies nobody but the reader), so the reader waits at most this long. */

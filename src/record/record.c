@@ -208,12 +208,7 @@ static int prepare(struct recording *r, struct err *e)
 	r->pipe = c->pipe;
 	if (c->pipe)
 		return 0;
-	/* Each chunk is renamed away from the name, which a device, FIFO or
-	 * socket would not survive (and a FIFO would block the open); nor
-	 * would a /proc/PID/fd link, written in place. */
-	struct stat sb;
-	bool special = r->rotating && stat(c->output, &sb) == 0 && !S_ISREG(sb.st_mode);
-	err = special ? 0 : output_create(&r->out, c->output, e);
+	err = output_create(&r->out, c->output, r->rotating, e);
 	if (err == -ENXIO) {
 		record_notice(r->env.hooks, RECORD_NOTICE_WARN, "waiting for a reader of the FIFO %s (perf report -i - <%s)",
 			      c->output, c->output);
@@ -222,9 +217,6 @@ static int prepare(struct recording *r, struct err *e)
 	r->out_fd = r->out.file.fd;
 	/* A FIFO or a pipe behind -o: the stream needs no seeking. */
 	r->pipe = !r->out.seekable;
-	if (!err && r->rotating && (special || r->out.file.direct))
-		return err_set(e, -EINVAL, "--switch-output needs a file name for -o, not %s (%s); give -o FILE", c->output,
-			       special && S_ISDIR(sb.st_mode) ? "a directory" : "a device, FIFO, socket or open file");
 	return err;
 }
 
@@ -494,7 +486,7 @@ static int begin_chunk(struct recording *r, struct err *e)
 {
 	const struct record_config *c = r->env.cfg;
 	output_close(&r->out);
-	int err = output_create(&r->out, c->output, e);
+	int err = output_create(&r->out, c->output, true, e);
 	r->out_fd = r->out.file.fd;
 	if (err)
 		return err;

@@ -83,6 +83,23 @@ cases=$(cat <<'EOF'
 -     | 2   | -m 2097152: too large                                    | -m 2097152 true
 -     | 2   | -k 'sundial': unknown clock                              | -k sundial true
 -     | 2   | -o: empty file name                                      | -o '' true
+-     | 2   | -o: empty file name; give a file name, or - for standard output | fold -o ''
+-     | 2   | -o: empty file name; give a file name, or - for standard output | flamegraph -o ''
+-     | 2   | -o: empty file name; give a file name, or - for standard output | pprof -o ''
+-     | 2   | -o: empty file name; give a file name, or - for standard output | archive -o ''
+-     | 2   | -i: empty file name; give a recording, or - for standard input | fold -i ''
+-     | 2   | -i: empty file name; give a recording, or - for standard input | flamegraph -i ''
+-     | 2   | -i: empty file name; give a recording, or - for standard input | pprof -i ''
+-     | 2   | -i: empty file name; give a recording, or - for standard input | archive -i ''
+-     | 2   | -i: empty file name; give a recording, or - for standard input | markers -i ''
+-     | 2   | --buildid-dir: empty directory name; give a directory    | fold --buildid-dir ''
+-     | 2   | --symfs: empty directory name; give a directory          | fold --symfs=''
+-     | 2   | --buildid-dir: empty directory name; give a directory    | flamegraph --buildid-dir ''
+-     | 2   | --symfs: empty directory name; give a directory          | flamegraph --symfs=''
+-     | 2   | --buildid-dir: empty directory name; give a directory    | pprof --buildid-dir ''
+-     | 2   | --symfs: empty directory name; give a directory          | pprof --symfs=''
+-     | 2   | flamegraph --diff: empty file name                       | flamegraph --diff '' perf.data
+-     | 2   | recover takes one perf.data file                         | recover ''
 -     | 2   | --duration '0x10': expected a decimal number             | --duration 0x10 true
 -     | 2   | --duration 'inf'                                         | --duration inf true
 -     | 2   | --duration 'nan'                                         | --duration nan true

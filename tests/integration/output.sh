@@ -1,9 +1,12 @@
 #!/bin/bash
 # The output file: mode 0600, an existing file becomes FILE.old, and under
 # sudo it belongs to the user who ran sudo (or they need perf report -f).
-# Devices, FIFOs and /proc fd links are written through, never replaced; a
-# failed start leaves FILE and FILE.old as they were; nothing is left
-# behind by a kill during setup (issue 10.1, 10.5, 10.10).
+# Devices, FIFOs and the names of inherited descriptors (/dev/stdout,
+# /dev/fd/N) are written through, never replaced; the user's own link to a
+# regular file is replaced, not followed; a failed start leaves FILE and
+# FILE.old as they were; nothing is left behind by a kill during setup
+# (issue 10.1, 10.5, 10.10, 22). What another user may have planted:
+# planted_output.sh.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
@@ -42,6 +45,38 @@ n=$(report_samples <"$TMP/stdout.txt")
 [ "${n:-0}" -gt 50 ] || fail "perf read ${n:-0} samples through -o /dev/stdout"
 "$PSREC" -q -e cpu-clock -o /dev/stdout -- "$SPIN" 0.2 >"$TMP/redirected.data" || fail "-o /dev/stdout > file failed"
 "$PDCHECK" "$TMP/redirected.data" >/dev/null || fail "-o /dev/stdout into a file is unreadable"
+
+# The other names of an inherited descriptor: /dev/fd/N (bash's >(...) and
+# 3>FILE) is written through, a regular file behind it truncated first.
+echo "an old and longer content than a header" >"$TMP/fd3.data"
+"$PSREC" -q -e cpu-clock -o /dev/fd/3 -- "$SPIN" 0.2 3>"$TMP/fd3.data" || fail "-o /dev/fd/3 failed"
+"$PDCHECK" "$TMP/fd3.data" >/dev/null || fail "-o /dev/fd/3 into a file is unreadable"
+# The offline writers take /dev/stdout and - alike.
+"$PSREC" fold -i "$out" -o /dev/stdout 2>/dev/null >"$TMP/fold.txt" || fail "fold -o /dev/stdout failed"
+grep -q 'true' "$TMP/fold.txt" || fail "fold -o /dev/stdout wrote no stack of true: $(head -3 "$TMP/fold.txt")"
+"$PSREC" pprof -i "$out" -o - 2>/dev/null | gzip -t || fail "pprof -o - is not one gzip stream"
+
+# A link the user made to a regular file elsewhere is replaced by the new
+# file, as perf record's rename would, never written through; in a sticky
+# directory too, when the link is psrec's user's (util/outfile.h). Its
+# target keeps its content.
+mkdir "$TMP/mine" "$TMP/elsewhere"
+echo kept >"$TMP/elsewhere/file"
+ln -s "$TMP/elsewhere/file" "$TMP/mine/link.data"
+mkdir -m 1777 "$TMP/sticky"
+ln -s "$TMP/elsewhere/file" "$TMP/sticky/link.data"
+for link in "$TMP/mine/link.data" "$TMP/sticky/link.data"; do
+	"$PSREC" -q -e cpu-clock -o "$link" -- true || fail "-o $link (the user's own link) failed"
+	{ [ -f "$link" ] && [ ! -L "$link" ]; } || fail "$link was not replaced by the recording"
+	"$PDCHECK" "$link" >/dev/null || fail "the recording that replaced $link is unreadable"
+	[ "$(cat "$TMP/elsewhere/file")" = kept ] || fail "-o $link wrote through to the link's target"
+done
+ln -s "$TMP/elsewhere/file" "$TMP/mine/link.folded"
+"$PSREC" fold -i "$out" -o "$TMP/mine/link.folded" || fail "fold -o the user's own link failed"
+{ [ ! -L "$TMP/mine/link.folded" ] && grep -q true "$TMP/mine/link.folded"; } ||
+	fail "fold did not replace the user's link"
+[ "$(cat "$TMP/elsewhere/file")" = kept ] || fail "fold -o wrote through the user's link"
+echo "ok: /dev/fd/N written through; the user's own links replaced, their targets kept"
 
 # A start that fails after the file got its name (126: the kernel refuses
 # the executable) puts back FILE and FILE.old, both.

@@ -75,6 +75,43 @@ static void test_cli_errors_are_one_line(void **state)
 	assert_null(strchr(e.msg, '\n'));
 }
 
+/* An empty path names nothing (or, prefixed to a path, the path itself):
+ * a usage error naming the option and the fix, for fold, flamegraph and
+ * pprof alike, never a late "cannot write :" or silence. */
+static void test_cli_empty_paths_are_usage_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *opt, *words;
+	} cases[] = {
+		{ "-o", "-o: empty file name; give a file name, or - for standard output" },
+		{ "--output", "-o: empty file name" },
+		{ "-i", "-i: empty file name; give a recording, or - for standard input" },
+		{ "--input", "-i: empty file name" },
+		{ "--buildid-dir", "--buildid-dir: empty directory name; give a directory" },
+		{ "--symfs", "--symfs: empty directory name; give a directory" },
+	};
+	const char *subs[] = { "fold", "flamegraph", "pprof" };
+	const int modes[] = { FOLD_CLI_FOLD, FOLD_CLI_FLAMEGRAPH, FOLD_CLI_PPROF };
+	for (size_t m = 0; m < 3; m++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct fold_cli cli;
+			struct err e = { "" };
+			char *argv[] = { (char *)subs[m], (char *)cases[i].opt, (char *)"", NULL };
+			if (fold_cli_parse(3, argv, modes[m], &cli, &e) != -EINVAL || !strstr(e.msg, cases[i].words) ||
+			    strchr(e.msg, '\n'))
+				fail_msg("%s %s '': '%s'", subs[m], cases[i].opt, e.msg);
+		}
+	struct fold_cli cli;
+	struct err e = { "" };
+	assert_int_equal(parse(true, &cli, &e, "--diff", "", "b.data", NULL), -EINVAL);
+	assert_non_null(strstr(e.msg, "flamegraph --diff: empty file name"));
+	assert_int_equal(parse(true, &cli, &e, "--diff", "a.data", "", NULL), -EINVAL);
+	assert_non_null(strstr(e.msg, "flamegraph --diff: empty file name"));
+	/* "-" and "/" are names */
+	assert_int_equal(parse(false, &cli, &e, "-i", "-", "-o", "-", "--symfs", "/", NULL), 0);
+}
+
 static void test_cli_flamegraph(void **state)
 {
 	(void)state;
@@ -136,6 +173,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_defaults_and_filters),
 		cmocka_unit_test(test_cli_errors_are_one_line),
+		cmocka_unit_test(test_cli_empty_paths_are_usage_errors),
 		cmocka_unit_test(test_cli_flamegraph),
 		cmocka_unit_test(test_stacks_merge),
 	};

@@ -587,6 +587,10 @@ static void test_markers_cli(void **state)
 	char *unk[] = { (char *)"markers", (char *)"--csv", NULL };
 	assert_int_equal(markers_cli_parse(2, unk, &c, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "--csv"));
+	/* an empty input names nothing: a usage error, not "cannot open :" */
+	char *empty[] = { (char *)"markers", (char *)"-i", (char *)"", NULL };
+	assert_int_equal(markers_cli_parse(3, empty, &c, &e), -EINVAL);
+	assert_non_null(strstr(e.msg, "-i: empty file name; give a recording, or - for standard input"));
 }
 
 int main(void)

@@ -35,7 +35,7 @@ static void assert_blocking(int fd)
 static void create(struct output *o, const char *path)
 {
 	struct err e = { "" };
-	int rc = output_create(o, path, &e);
+	int rc = output_create(o, path, false, &e);
 	if (rc)
 		fail_msg("output_create(%s): %d %s", path, rc, e.msg);
 }
@@ -176,7 +176,7 @@ static void test_output_directory_is_refused(void **state)
 	th_mkdirs("%s", th_at("d"));
 	struct output o;
 	struct err e = { "" };
-	assert_int_equal(output_create(&o, th_at("d"), &e), -EISDIR);
+	assert_int_equal(output_create(&o, th_at("d"), false, &e), -EISDIR);
 	assert_non_null(strstr(e.msg, "directory"));
 	output_close(&o);
 	assert_string_equal(th_listing(th_root), "d");
@@ -210,7 +210,7 @@ static void test_output_fifo_without_reader_is_enxio_at_once(void **state)
 	struct output o;
 	struct err e = { "" };
 	alarm(20);
-	assert_int_equal(output_create(&o, th_at("fifo"), &e), -ENXIO);
+	assert_int_equal(output_create(&o, th_at("fifo"), false, &e), -ENXIO);
 	alarm(0);
 	assert_string_equal(e.msg, "");
 	assert_int_equal(o.file.fd, -1);
