@@ -297,6 +297,28 @@ static void refused(struct markers *m, pid_t pid, int err, uint64_t size)
 		warn_once(m, "cannot read the marker channel of process %d: %s", pid, strerror(-err));
 }
 
+/* Open for reading and writing the memfd named want that the program's
+ * fd at path was when we looked. The program may have put another file
+ * there since (dup2), a device even, which an open with psrec's rights
+ * would open: so the fd is taken with O_PATH first (which opens nothing
+ * a device notices), checked to be a regular file that still has the
+ * name, and only then reopened through psrec's own fd. -1 if not. */
+static int open_memfd(const char *path, const char *want, size_t want_len)
+{
+	int pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	char self[64], link[128];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	struct stat sb;
+	ssize_t l = readlink(self, link, sizeof(link) - 1);
+	int fd = -1;
+	if (fstat(pfd, &sb) == 0 && S_ISREG(sb.st_mode) && l == (ssize_t)want_len && memcmp(link, want, want_len) == 0)
+		fd = open(self, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	close(pfd);
+	return fd;
+}
+
 /* The library's channel in pid's fd table: 1 found (or already known),
  * 0 none yet, -ESRCH the process is gone. */
 static int scan_pid(struct markers *m, pid_t pid)
@@ -316,7 +338,7 @@ static int scan_pid(struct markers *m, pid_t pid)
 		ssize_t l = readlink(path, link, sizeof(link) - 1);
 		if (l != (ssize_t)sizeof(want) - 1 || memcmp(link, want, sizeof(want) - 1) != 0)
 			continue;
-		int fd = open(path, O_RDWR | O_CLOEXEC);
+		int fd = open_memfd(path, want, sizeof(want) - 1);
 		struct stat sb;
 		if (fd < 0 || fstat(fd, &sb) < 0) {
 			if (fd >= 0)
