@@ -152,7 +152,9 @@ static int idcache_open_map(const char *root, pid_t pid, const struct procfs_map
 	if (err)
 		return err;
 	int fd = idcache_open(path, NULL);
-	if (fd != -EPERM && fd != -EACCES && fd != -ENOENT)
+	/* ESTALE, ESRCH: the process is exiting (its mm going), as a
+	 * launched command may be when the recording ends. */
+	if (fd != -EPERM && fd != -EACCES && fd != -ENOENT && fd != -ESTALE && fd != -ESRCH)
 		return fd;
 	/* The path is only a name: of another file now, if it was deleted,
 	 * and relative to nothing we know if it is not absolute. */

@@ -190,7 +190,9 @@ echo "ok: fold and flamegraph leave the markers out ($cpu samples), fold --event
 	fail "psrec flamegraph --between failed: $(cat "$TMP/fg.err")"
 grep -q '<title>hot_phase_2 ' "$TMP/p2.svg" || fail "flamegraph --between phase 2 does not draw hot_phase_2"
 ! grep -q '<title>hot_phase_[13] ' "$TMP/p2.svg" || fail "flamegraph --between phase 2 draws hot_phase_1 or 3"
-"$PSREC" fold --between 'phase 2 begin','phase 2 end' -i "$ph" >"$TMP/p2.folded" 2>"$TMP/fold.err" ||
+# user space only: on a busy machine the scheduler's kernel samples in
+# the window grow
+"$PSREC" fold --no-kernel --between 'phase 2 begin','phase 2 end' -i "$ph" >"$TMP/p2.folded" 2>"$TMP/fold.err" ||
 	fail "psrec fold --between failed: $(cat "$TMP/fold.err")"
 share=$(awk '{ n = $NF; t += n; if ($0 ~ /;hot_phase_2 [0-9]+$/) h += n } END { printf "%.1f", t ? 100 * h / t : 0 }' "$TMP/p2.folded")
 awk -v s="$share" 'BEGIN { exit !(s >= 95) }' || fail "fold --between phase 2: hot_phase_2 is only $share%"

@@ -38,7 +38,7 @@ __attribute__((noipa)) void attach_spin(double until)
 {
 	unsigned long x = 5;
 	while (cpu_now() < until)
-		for (int i = 0; i < 20000; i++)
+		for (int i = 0; i < 200000; i++)
 			x = x * 6364136223846793005UL + 1442695040888963407UL;
 	sink += x;
 }

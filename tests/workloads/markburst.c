@@ -32,7 +32,7 @@ __attribute__((noipa)) void burst_spin(double until)
 {
 	unsigned long x = 9;
 	while (now() < until)
-		for (int i = 0; i < 20000; i++)
+		for (int i = 0; i < 200000; i++)
 			x = x * 6364136223846793005UL + 1442695040888963407UL;
 	sink += x;
 }

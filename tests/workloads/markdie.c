@@ -40,7 +40,7 @@ __attribute__((noipa)) void die_spin(double until)
 {
 	unsigned long x = 7;
 	while (now() < until)
-		for (int i = 0; i < 20000; i++)
+		for (int i = 0; i < 200000; i++)
 			x = x * 6364136223846793005UL + 1442695040888963407UL;
 	sink += x;
 }

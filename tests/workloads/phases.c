@@ -30,11 +30,12 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Burn CPU until this thread's CPU clock reaches until (checked every ~50 us). */
+/* Burn CPU until this thread's CPU clock reaches until (checked every
+ * ~250 us: reading a CPU clock is a system call). */
 #define BURN(until, seed) do {                                                   \
 		unsigned long x_ = (seed);                                       \
 		while (now() < (until))                                          \
-			for (int i_ = 0; i_ < 20000; i_++)                       \
+			for (int i_ = 0; i_ < 200000; i_++)                      \
 				x_ = x_ * 6364136223846793005UL + 1442695040888963407UL; \
 		sink += x_;                                                      \
 	} while (0)
