@@ -1,13 +1,17 @@
 /*
  * test_fold.c - psrec fold's pieces that need no recording: the command
- * line (src/fold/cli.c) and the table of distinct stacks
- * (src/fold/stacks.c). The whole fold is checked against perf by
- * tests/integration/fold.sh.
+ * line (src/fold/cli.c), the table of distinct stacks (src/fold/stacks.c)
+ * and the event names of a crafted stream (src/fold/events.c). The whole
+ * fold is checked against perf by tests/integration/fold.sh.
  */
 #include "test_helpers.h"
 
 #include "fold/cli.h"
+#include "fold/events.h"
 #include "fold/stacks.h"
+#include "format/reader.h"
+#include "format/writer.h"
+#include "util/buf.h"
 
 static int parse(bool flame, struct fold_cli *cli, struct err *e, ...)
 {
@@ -131,6 +135,87 @@ static void test_stacks_merge(void **state)
 	stacks_free(&s);
 }
 
+/* An EVENT_UPDATE of type t for id, its payload p (len bytes) padded to 8. */
+static void put_update(struct buf *b, uint64_t t, uint64_t id, const void *p, size_t len)
+{
+	size_t size = 24 + ((len + 7) & ~(size_t)7);
+	struct pd_event_header h = { PD_RECORD_EVENT_UPDATE, 0, (uint16_t)size };
+	assert_int_equal(buf_append(b, &h, sizeof(h)), 0);
+	assert_int_equal(buf_append_u64(b, t), 0);
+	assert_int_equal(buf_append_u64(b, id), 0);
+	assert_int_equal(buf_append(b, p, len), 0);
+	assert_int_equal(buf_append_zeros(b, size - 24 - len), 0);
+}
+
+/* A stream without EVENT_DESC (an older perf's, or one whose feature
+ * records were lost) names its events only by EVENT_UPDATE records of
+ * type NAME (2); perf sends UNIT (0) and SCALE (1, a double) ones beside
+ * them, which must not become names. Names no attr gives ("cpu-clock:u",
+ * a tracepoint's), so only the NAME records can have said them. */
+static void test_events_named_by_event_update_name_records(void **state)
+{
+	(void)state;
+	for (size_t nr = 2; nr >= 1; nr--) {
+		char path[64];
+		int fd = th_tmpfile(path);
+		struct pd_attr a[2];
+		memset(a, 0, sizeof(a));
+		a[0].type = PD_TYPE_SOFTWARE;
+		a[0].config = PD_SW_CPU_CLOCK;
+		a[0].sample_period = 4000;
+		a[0].sample_type = TH_SAMPLE_TYPE;
+		a[0].flags = PD_ATTR_FREQ | PD_ATTR_EXCLUDE_KERNEL;
+		a[1] = a[0];
+		a[1].type = PD_TYPE_TRACEPOINT;
+		a[1].config = 314;
+		uint64_t ids[2][2] = { { 11, 12 }, { 21, 22 } };
+		struct writer_event ev[2] = { { &a[0], ids[0], 2, "cpu-clock:u" },
+					      { &a[1], ids[1], 2, "sched:sched_switch" } };
+		struct writer w;
+		assert_int_equal(writer_begin_pipe(&w, fd, ev, nr, NULL, 0), 0);
+		/* what perf writes beside the names: unit and scale, for
+		 * every event; the names came first (the writer's), so a
+		 * SCALE taken for a name would replace them */
+		struct buf b = BUF_INIT;
+		double scale = 1e-6;
+		for (size_t i = 0; i < nr; i++) {
+			put_update(&b, PD_EVENT_UPDATE_UNIT, ids[i][1], "msec", 5);
+			put_update(&b, PD_EVENT_UPDATE_SCALE, ids[i][0], &scale, sizeof(scale));
+		}
+		uint8_t s[TH_SAMPLE_SIZE];
+		th_make_sample(s, 12, 0x1234, 3, 4, 99, 1, 250000);
+		assert_int_equal(buf_append(&b, s, sizeof(s)), 0);
+		struct iovec iov = { b.data, b.len };
+		assert_int_equal(writer_append(&w, &iov, 1), 0);
+		int ferr;
+		assert_int_equal(writer_finish(&w, NULL, 0, &ferr), 0);
+		close(fd);
+
+		struct reader r;
+		struct err e = { "" };
+		assert_int_equal(reader_open_file(&r, path, &e), 0);
+		assert_false(reader_has_feature(&r, PD_FEAT_EVENT_DESC));
+		struct events names;
+		assert_int_equal(events_read(&names, &r), 0);
+		assert_int_equal(names.nr, nr);
+		assert_string_equal(names.name[0], "cpu-clock:u");
+		assert_int_equal(events_find(&names, "cpu-clock"), 0);
+		if (nr == 2) {
+			assert_string_equal(names.name[1], "sched:sched_switch");
+			assert_int_equal(events_find(&names, "sched:sched_switch"), 1);
+		}
+		/* the names were read in a pass of their own: the records
+		 * start again from the first */
+		struct reader_record rec;
+		assert_int_equal(reader_next(&r, &rec, &e), 1);
+		assert_int_equal(rec.type, PD_RECORD_HEADER_ATTR);
+		events_free(&names);
+		reader_close(&r);
+		buf_free(&b);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_cli_errors_are_one_line),
 		cmocka_unit_test(test_cli_flamegraph),
 		cmocka_unit_test(test_stacks_merge),
+		cmocka_unit_test(test_events_named_by_event_update_name_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
