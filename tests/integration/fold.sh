@@ -155,6 +155,31 @@ for who in psrec perf; do
 done
 echo "ok: a stream without EVENT_DESC is named by its EVENT_UPDATE name records (psrec's and perf's)"
 
+# ---- a thread name of terminal escapes ---------------------------------------
+
+# badcomm renames itself (prctl) ESC [ 2 J, BEL, "a;b", a tab, CSI (U+009B)
+# and 0xff. Its lines must hold no control byte but the newline, show the
+# name escaped (';' as ':', the rest \xNN), parse as FlameGraph's
+# flamegraph.pl parses a line (the stack, blanks, a count; frames split at
+# ';'; the root that name, or badcomm before the rename) and be the same
+# bytes on a second run.
+"$PSREC" -q -o "$TMP/bc.data" -- "$BADCOMM" 0.3 || fail "psrec of badcomm failed"
+fold -i "$TMP/bc.data" >"$TMP/bc.folded" 2>"$TMP/bc.err" || fail "fold of badcomm failed: $(cat -v "$TMP/bc.err")"
+perl -0777 -ne 'exit(/[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/ ? 1 : 0)' "$TMP/bc.folded" "$TMP/bc.err" ||
+	fail "fold wrote control bytes: $(cat -v "$TMP/bc.folded" "$TMP/bc.err" | head -5)"
+want='\x1b[2J\x07a:b\x09\xc2\x9b\xff'
+grep -qF -- "$want;hot_badcomm " "$TMP/bc.folded" || fail "no line $want;hot_badcomm: $(head -3 "$TMP/bc.folded")"
+perl -e '
+	my $want = shift;
+	while (<STDIN>) {
+		chomp;
+		my ($stack, $count) = /^(.*)\s+?(\d+(?:\.\d*)?)$/ or exit 1;
+		my @f = split /;/, $stack;
+		exit 2 if ($f[0] ne $want && $f[0] ne "badcomm") || @f < 2;
+	}' "$want" <"$TMP/bc.folded" || fail "a badcomm line does not parse as flamegraph.pl reads it (root $want): $(head -3 "$TMP/bc.folded")"
+fold -i "$TMP/bc.data" | cmp -s - "$TMP/bc.folded" || fail "a second fold of badcomm differs"
+echo "ok: a thread name of terminal escapes folds escaped, parseable and stable"
+
 # ---- a replaced binary is refused, with one warning ------------------------
 
 mkdir -p "$TMP/app" "$TMP/home"

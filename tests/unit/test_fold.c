@@ -8,6 +8,7 @@
 
 #include "fold/cli.h"
 #include "fold/events.h"
+#include "fold/fold.h"
 #include "fold/stacks.h"
 #include "format/reader.h"
 #include "format/writer.h"
@@ -216,6 +217,55 @@ static void test_events_named_by_event_update_name_records(void **state)
 	}
 }
 
+/* What a profiled program names (its comm, through prctl) and what a
+ * binary or file names (symbols, DSOs) reach a terminal through fold's
+ * lines: control characters and broken UTF-8 are escaped, ';' becomes ':'
+ * (it separates frames), and stacks that print alike are one line. */
+static void test_fold_write_escapes_names(void **state)
+{
+	(void)state;
+	static const char evil[] = "\x1b[2J\x1b]0;pwned\a", tabbed[] = "a\tb\nc\r", c1[] = "x\xc2\x9by",
+			  cut[] = "ab\xe6\x97", semi[] = "p;q", colon[] = "p:q", text[] = "caf\xc3\xa9 \\o/", m[] = "main";
+	struct fold_result r;
+	memset(&r, 0, sizeof(r));
+	stacks_init(&r.stacks);
+	struct flame_frame s1[] = { { evil, 0 }, { m, 0 }, { tabbed, 0 } };
+	struct flame_frame s2[] = { { c1, 0 }, { cut, 0 } };
+	struct flame_frame s3[] = { { semi, 0 }, { m, 0 } };
+	struct flame_frame s4[] = { { colon, 0 }, { m, 0 } };
+	struct flame_frame s5[] = { { text, 0 }, { m, 0 } };
+	assert_int_equal(stacks_add(&r.stacks, s1, 3, 5), 0);
+	assert_int_equal(stacks_add(&r.stacks, s2, 2, 1), 0);
+	assert_int_equal(stacks_add(&r.stacks, s3, 2, 2), 0);
+	assert_int_equal(stacks_add(&r.stacks, s4, 2, 3), 0);
+	assert_int_equal(stacks_add(&r.stacks, s5, 2, 4), 0);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	struct err e = { "" };
+	assert_int_equal(fold_write(f, &r, &e), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(out,
+			    "\\x1b[2J\\x1b]0:pwned\\x07;main;a\\x09b\\x0ac\\x0d 5\n"
+			    "caf\xc3\xa9 \\o/;main 4\n"
+			    "p:q;main 5\n"
+			    "x\\xc2\\x9by;ab\\xe6\\x97 1\n");
+	for (size_t i = 0; i < len; i++)
+		assert_true((unsigned char)out[i] >= 0x20 || out[i] == '\n');
+	/* the same stacks, the same bytes */
+	char *again = NULL;
+	size_t alen = 0;
+	f = open_memstream(&again, &alen);
+	assert_int_equal(fold_write(f, &r, &e), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(alen, len);
+	assert_memory_equal(again, out, len);
+	free(again);
+	free(out);
+	stacks_free(&r.stacks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_cli_flamegraph),
 		cmocka_unit_test(test_stacks_merge),
 		cmocka_unit_test(test_events_named_by_event_update_name_records),
+		cmocka_unit_test(test_fold_write_escapes_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
