@@ -140,6 +140,19 @@ static char *listing(const struct marker_list *l)
 	return text;
 }
 
+/* What marker_list_write_json prints for input, malloc'd. */
+static char *json_listing(const struct marker_list *l, const char *input)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	struct err e = { "" };
+	assert_int_equal(marker_list_write_json(m, l, input, &e), 0);
+	fclose(m);
+	return text;
+}
+
 /* Markers come back in time order (two rounds, the second earlier in
  * part), times from the first sample of any event, with their thread's
  * name and kind; the listing is exactly this. */
@@ -539,13 +552,7 @@ static void test_listing_escapes_comm_and_foreign_msg(void **state)
 		assert_true((unsigned char)*p >= 0x20 || *p == '\n');
 	assert_non_null(strstr(text, "  \\x1b[2J\\x07\\xc2\\x9b\\xff  mark       \\x1b]0;\n"));
 	free(text);
-	text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	assert_non_null(m);
-	struct err e = { "" };
-	assert_int_equal(marker_list_write_json(m, &l, "x\x1b.data", &e), 0);
-	fclose(m);
+	text = json_listing(&l, "x\x1b.data");
 	assert_non_null(strstr(text, "{\"input\": \"x\\u001b.data\""));
 	assert_non_null(strstr(text, "\"comm\": \"\\u001b[2J\\u0007\\u009b\\\\xff\""));
 	assert_non_null(strstr(text, "\"text\": \"\\u001b]0;\""));
@@ -572,13 +579,7 @@ static void test_json_listing(void **state)
 	struct marker_list l;
 	struct marker_filter all = MARKER_FILTER_ALL;
 	read_list(&b, &l, &all);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	assert_non_null(m);
-	struct err e = { "" };
-	assert_int_equal(marker_list_write_json(m, &l, "x.data", &e), 0);
-	fclose(m);
+	char *text = json_listing(&l, "x.data");
 	assert_string_equal(text,
 		"{\"input\": \"x.data\", \"first_sample_ns\": 1000000000, \"unmatched_ends\": 0, \"markers\": [\n"
 		"  {\"time\": 0.000000000, \"time_ns\": 1000000000, \"pid\": 1, \"tid\": 1, \"comm\": \"p\\\"q\", "
