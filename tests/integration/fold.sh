@@ -180,6 +180,24 @@ perl -e '
 fold -i "$TMP/bc.data" | cmp -s - "$TMP/bc.folded" || fail "a second fold of badcomm differs"
 echo "ok: a thread name of terminal escapes folds escaped, parseable and stable"
 
+# Messages name files and DSOs, whose names are anyone's: a binary in a
+# directory named ESC [ 2 J BEL, rebuilt after the recording, is named
+# escaped in the warning; so is an input that is missing.
+esc=$'\e[2J\a'
+mkdir -p "$TMP/esc$esc" "$TMP/home"
+cp "$SPIN" "$TMP/esc$esc/spin"
+HOME=$TMP/home "$PSREC" -q -N -o "$TMP/esc.data" -- "$TMP/esc$esc/spin" 0.3 1 || fail "psrec of spin in an ESC directory failed"
+cp "$DEEPREC" "$TMP/esc$esc/spin.new" && mv "$TMP/esc$esc/spin.new" "$TMP/esc$esc/spin"
+HOME=$TMP/home fold -i "$TMP/esc.data" >/dev/null 2>"$TMP/esc.err" || fail "fold of esc.data failed: $(cat -v "$TMP/esc.err")"
+grep -qF -- "frames not symbolized: $TMP/esc\x1b[2J\x07/spin" "$TMP/esc.err" ||
+	fail "the warning does not name the binary escaped: $(cat -v "$TMP/esc.err")"
+code=0
+fold -i "$TMP/missing$esc.data" >/dev/null 2>>"$TMP/esc.err" || code=$?
+[ "$code" = 1 ] || fail "a missing input: exit $code"
+grep -qF -- "$TMP/missing\x1b[2J\x07.data" "$TMP/esc.err" || fail "the error does not name the input escaped: $(cat -v "$TMP/esc.err")"
+perl -0777 -ne 'exit(/[\x00-\x09\x0b-\x1f\x7f]/ ? 1 : 0)' "$TMP/esc.err" || fail "a message holds control bytes: $(cat -v "$TMP/esc.err")"
+echo "ok: messages name files and DSOs escaped"
+
 # ---- a replaced binary is refused, with one warning ------------------------
 
 mkdir -p "$TMP/app" "$TMP/home"
