@@ -269,12 +269,15 @@ static int cmd_recover(int argc, char **argv)
 			argv[1], r.records);
 		return 0;
 	}
-	char comp[64] = "";
+	char comp[64] = "", drop[sizeof(r.dropped_why) + 64] = "";
 	if (r.mmap_len)
 		snprintf(comp, sizeof(comp), ", a COMPRESSED feature added (mmap_len %u)", r.mmap_len);
+	if (r.dropped_at)
+		snprintf(drop, sizeof(drop), "; dropped the data from offset %" PRIu64 " on: %s", r.dropped_at,
+			 r.dropped_why);
 	say("recovered %s: kept %" PRIu64 " records (%" PRIu64 " samples), data size %" PRIu64
-		" -> %" PRIu64 " bytes, %zu feature%s kept%s", argv[1], r.records, r.samples,
-		r.old_data_size, r.data_size, r.features, r.features == 1 ? "" : "s", comp);
+		" -> %" PRIu64 " bytes, %zu feature%s kept%s%s", argv[1], r.records, r.samples,
+		r.old_data_size, r.data_size, r.features, r.features == 1 ? "" : "s", comp, drop);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -293,6 +294,7 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 {
 	struct walk w;
 	p->end = walk_records(base, h->data.offset, size, res, &w);
+	uint64_t measured_end = p->end;
 	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p->end) : 0;
 	uint8_t fresh[COMP_LEN];
 	int err = fresh_payload(measured, fresh);
@@ -318,6 +320,20 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 		if (stop <= h->data.offset || stop >= p->end)
 			return err_set(e, -EINVAL, "%s: %s; nothing changed", path, re.msg);
 		p->end = stop;
+		res->dropped_at = stop;
+		snprintf(res->dropped_why, sizeof(res->dropped_why), "%s", re.msg);
+	}
+	/* A new COMPRESSED payload sizes the buffer by the records kept, not
+	 * by one dropped for decoding to too much: perf maps that much for
+	 * every COMPRESSED record it reads. */
+	if (p->new_comp && res->compressed && p->end < measured_end) {
+		uint32_t kept = measure_mmap_len(base, h->data.offset, p->end);
+		if (kept && kept < measured) {
+			err = fresh_payload(kept, p->comp);
+			if (err)
+				return err;
+			p->mmap_len = kept;
+		}
 	}
 	res->data_size = p->end - h->data.offset;
 	res->unused_bytes = size - p->end;
