@@ -71,17 +71,3 @@ d=$(val delta hot_a "$TMP/diff.w")
 awk -v d="$d" 'BEGIN { exit !(d + 0 < -5) }' || fail "hot_a shrank, but its delta is '$d'"
 [ "$(red_or_blue "$(val fill hot_a "$TMP/diff.w")")" = blue ] || fail "hot_a shrank but is not blue: $(val fill hot_a "$TMP/diff.w")"
 echo "ok: --diff colors the frame that grew red (leaf_burn $(val delta leaf_burn "$TMP/diff.w") points) and the ones that shrank blue"
-
-# A thread name of terminal escapes (badcomm: ESC [ 2 J, BEL, "a;b", tab,
-# CSI, 0xff) is XML text: the SVG parses, holds no control byte XML 1.0
-# forbids, and names the thread with Control Pictures and U+FFFD.
-"$PSREC" -q -o "$TMP/bc.data" -- "$BADCOMM" 0.3 || fail "psrec of badcomm failed"
-"$PSREC" flamegraph -i "$TMP/bc.data" -o "$TMP/bc.svg" 2>"$TMP/bc.err" || fail "flamegraph of badcomm failed: $(cat -v "$TMP/bc.err")"
-perl -0777 -ne 'exit(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/ ? 1 : 0)' "$TMP/bc.svg" || fail "the badcomm SVG holds control bytes"
-python3 - "$TMP/bc.svg" <<'PY' || fail "the badcomm SVG does not parse or does not name the thread with stand-ins"
-import sys, xml.etree.ElementTree as ET
-ns = {"s": "http://www.w3.org/2000/svg"}
-names = {g.get("data-name") for g in ET.parse(sys.argv[1]).getroot().findall(".//s:g[@class='f']", ns)}
-sys.exit(0 if "\u241b[2J\u2407a;b\u2409\ufffd\ufffd" in names else 1)
-PY
-echo "ok: a thread name of terminal escapes is XML text in the SVG"

@@ -6,6 +6,8 @@
 #  - the same for perf record -g's own file, a -z file and a pipe stream
 #    read from standard input;
 #  - filters (--pid, --comm, --no-kernel, --period, --time) and --event;
+#  - perf's and psrec's streams without EVENT_DESC: the names are their
+#    EVENT_UPDATE records' (type NAME, not SCALE);
 #  - bad input: missing, empty, truncated (10 cuts), random bytes: one line,
 #    exit 1, never a crash.
 . "$(dirname "$0")/lib.sh"
@@ -154,49 +156,6 @@ for who in psrec perf; do
 	grep -q "it has: cpu-clock:u, task-clock$" "$TMP/ev.err" || fail "$who: --event nosuch: $(cat -v "$TMP/ev.err")"
 done
 echo "ok: a stream without EVENT_DESC is named by its EVENT_UPDATE name records (psrec's and perf's)"
-
-# ---- a thread name of terminal escapes ---------------------------------------
-
-# badcomm renames itself (prctl) ESC [ 2 J, BEL, "a;b", a tab, CSI (U+009B)
-# and 0xff. Its lines must hold no control byte but the newline, show the
-# name escaped (';' as ':', the rest \xNN), parse as FlameGraph's
-# flamegraph.pl parses a line (the stack, blanks, a count; frames split at
-# ';'; the root that name, or badcomm before the rename) and be the same
-# bytes on a second run.
-"$PSREC" -q -o "$TMP/bc.data" -- "$BADCOMM" 0.3 || fail "psrec of badcomm failed"
-fold -i "$TMP/bc.data" >"$TMP/bc.folded" 2>"$TMP/bc.err" || fail "fold of badcomm failed: $(cat -v "$TMP/bc.err")"
-perl -0777 -ne 'exit(/[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/ ? 1 : 0)' "$TMP/bc.folded" "$TMP/bc.err" ||
-	fail "fold wrote control bytes: $(cat -v "$TMP/bc.folded" "$TMP/bc.err" | head -5)"
-want='\x1b[2J\x07a:b\x09\xc2\x9b\xff'
-grep -qF -- "$want;hot_badcomm " "$TMP/bc.folded" || fail "no line $want;hot_badcomm: $(head -3 "$TMP/bc.folded")"
-perl -e '
-	my $want = shift;
-	while (<STDIN>) {
-		chomp;
-		my ($stack, $count) = /^(.*)\s+?(\d+(?:\.\d*)?)$/ or exit 1;
-		my @f = split /;/, $stack;
-		exit 2 if ($f[0] ne $want && $f[0] ne "badcomm") || @f < 2;
-	}' "$want" <"$TMP/bc.folded" || fail "a badcomm line does not parse as flamegraph.pl reads it (root $want): $(head -3 "$TMP/bc.folded")"
-fold -i "$TMP/bc.data" | cmp -s - "$TMP/bc.folded" || fail "a second fold of badcomm differs"
-echo "ok: a thread name of terminal escapes folds escaped, parseable and stable"
-
-# Messages name files and DSOs, whose names are anyone's: a binary in a
-# directory named ESC [ 2 J BEL, rebuilt after the recording, is named
-# escaped in the warning; so is an input that is missing.
-esc=$'\e[2J\a'
-mkdir -p "$TMP/esc$esc" "$TMP/home"
-cp "$SPIN" "$TMP/esc$esc/spin"
-HOME=$TMP/home "$PSREC" -q -N -o "$TMP/esc.data" -- "$TMP/esc$esc/spin" 0.3 1 || fail "psrec of spin in an ESC directory failed"
-cp "$DEEPREC" "$TMP/esc$esc/spin.new" && mv "$TMP/esc$esc/spin.new" "$TMP/esc$esc/spin"
-HOME=$TMP/home fold -i "$TMP/esc.data" >/dev/null 2>"$TMP/esc.err" || fail "fold of esc.data failed: $(cat -v "$TMP/esc.err")"
-grep -qF -- "frames not symbolized: $TMP/esc\x1b[2J\x07/spin" "$TMP/esc.err" ||
-	fail "the warning does not name the binary escaped: $(cat -v "$TMP/esc.err")"
-code=0
-fold -i "$TMP/missing$esc.data" >/dev/null 2>>"$TMP/esc.err" || code=$?
-[ "$code" = 1 ] || fail "a missing input: exit $code"
-grep -qF -- "$TMP/missing\x1b[2J\x07.data" "$TMP/esc.err" || fail "the error does not name the input escaped: $(cat -v "$TMP/esc.err")"
-perl -0777 -ne 'exit(/[\x00-\x09\x0b-\x1f\x7f]/ ? 1 : 0)' "$TMP/esc.err" || fail "a message holds control bytes: $(cat -v "$TMP/esc.err")"
-echo "ok: messages name files and DSOs escaped"
 
 # ---- a replaced binary is refused, with one warning ------------------------
 
