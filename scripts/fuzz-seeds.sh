@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${PSREC_SEED_BUILD:-build-fz}
 OUT=tests/fuzz/corpus
-if [ ! -x "$B/psrec" ] || [ ! -x "$B/tests/spin" ]; then
+if [ ! -x "$B/psrec" ] || [ ! -x "$B/tests/spin" ] || [ ! -x "$B/tests/zbomb" ]; then
 	[ -d "$B/meson-private" ] || meson setup "$B" -Dtests=enabled >/dev/null
 	ninja -C "$B" >/dev/null
 fi
@@ -67,6 +67,11 @@ for f in psrec-plain perf-plain psrec-z perf-z psrec-dwarf; do
 	cut_seed $f $((size / 2)) half
 	cut_seed $f $((size * 3 / 4 + 3)) 3q
 done
+# -z data that claims far more than it holds (tests/tools/zbomb.h): 20
+# samples, then a COMPRESSED record of 64 RLE blocks, 8 MiB of records
+# of 2056 bytes; killed (for recover), and finished with mmap_len 1 GiB.
+"$B/tests/zbomb" -b 1 -k 64 -s 20 "$TMP/zbomb-killed"
+"$B/tests/zbomb" -m 1073741824 -b 1 -k 64 -s 20 "$TMP/zbomb-finished"
 # data.size 0, nothing cut (killed between the last record and the table).
 cp "$TMP/perf-g" "$TMP/perf-g-nosize"
 dd if=/dev/zero of="$TMP/perf-g-nosize" bs=1 seek=48 count=8 conv=notrunc status=none

@@ -7,6 +7,7 @@
  *   128+N the command, or psrec itself, was stopped by signal N.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,11 +32,33 @@
 #include "record/record.h"
 #include "util/err.h"
 #include "util/outfile.h"
+#include "util/textesc.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND 127
+
+/* One message on standard error: "psrec: " and the line. What it names
+ * may be a file's or a profiled program's (a thread name, a DSO path, an
+ * event name, a file name from a directory listing), so its control
+ * characters and broken UTF-8 are written \xNN (util/textesc.h): no
+ * message drives the terminal it is printed on. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char *msg;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	fputs("psrec: ", stderr);
+	textesc_put(stderr, msg, (size_t)n, 0);
+	putc('\n', stderr);
+	free(msg);
+}
 
 struct ui {
 	int verbose;
@@ -60,7 +83,7 @@ static void on_notice(void *ctx, int level, const char *msg)
 	if (level == RECORD_NOTICE_WARN && ui->quiet)
 		return;
 	clear_status(ui);
-	fprintf(stderr, "psrec: %s\n", msg);
+	say("%s", msg);
 }
 
 static void print_size(char *out, size_t len, uint64_t bytes)
@@ -90,40 +113,40 @@ static void print_summary(const struct options *o, const struct record_result *r
 	char size[32];
 	print_size(size, sizeof(size), r->file_bytes);
 	if (!o->quiet && st->chunks)
-		fprintf(stderr, "psrec: wrote %s in %" PRIu64 " chunk%s %s.<timestamp> (%" PRIu64 " samples, %" PRIu64 " lost)\n",
+		say("wrote %s in %" PRIu64 " chunk%s %s.<timestamp> (%" PRIu64 " samples, %" PRIu64 " lost)",
 			size, st->chunks, st->chunks == 1 ? "" : "s", o->cfg.output, st->tally.samples, r->lost);
 	else if (!o->quiet)
-		fprintf(stderr, "psrec: wrote %s to %s (%" PRIu64 " samples, %" PRIu64 " lost)\n",
+		say("wrote %s to %s (%" PRIu64 " samples, %" PRIu64 " lost)",
 			size, o->cfg.pipe ? "standard output" : o->cfg.output, st->tally.samples, r->lost);
 	if (o->verbose && o->cfg.compress_level)
-		fprintf(stderr, "psrec: zstd level %d, compression ratio %u\n", o->cfg.compress_level, r->compress_ratio);
+		say("zstd level %d, compression ratio %u", o->cfg.compress_level, r->compress_ratio);
 	if (r->lost && !o->quiet)
-		fprintf(stderr, "psrec: samples were lost: use a larger ring (-m %zu) or a lower frequency (-F)\n",
+		say("samples were lost: use a larger ring (-m %zu) or a lower frequency (-F)",
 			o->cfg.mmap_pages * 4);
 	const struct markers_stats *mk = &r->markers;
 	if (!o->quiet && r->markers_on && (mk->written || mk->dropped || mk->abandoned || o->verbose)) {
-		fprintf(stderr, "psrec: markers: %" PRIu64 " written, %" PRIu64 " dropped (channel full), %" PRIu64 " truncated",
-			mk->written, mk->dropped, mk->truncated);
+		char abandoned[64] = "";
 		if (mk->abandoned)
-			fprintf(stderr, ", %" PRIu64 " abandoned (their writer died)", mk->abandoned);
-		fputc('\n', stderr);
+			snprintf(abandoned, sizeof(abandoned), ", %" PRIu64 " abandoned (their writer died)", mk->abandoned);
+		say("markers: %" PRIu64 " written, %" PRIu64 " dropped (channel full), %" PRIu64 " truncated%s",
+			mk->written, mk->dropped, mk->truncated, abandoned);
 	}
 	if (o->verbose) {
-		fprintf(stderr, "psrec: %" PRIu64 " records in %" PRIu64 " passes over %zu rings of %zu KiB (%" PRIu64 " wakeups); "
-			"%.1f bytes/sample; LOST %" PRIu64 ", LOST_SAMPLES %" PRIu64 "\n",
+		say("%" PRIu64 " records in %" PRIu64 " passes over %zu rings of %zu KiB (%" PRIu64 " wakeups); "
+			"%.1f bytes/sample; LOST %" PRIu64 ", LOST_SAMPLES %" PRIu64 "",
 			st->tally.records, st->passes, r->nr_cpus, r->ring_bytes / 1024, st->wakeups,
 			st->tally.samples ? (double)r->file_bytes / (double)st->tally.samples : 0.0,
 			st->tally.lost, st->tally.lost_samples);
 		if (st->bad_spans)
-			fprintf(stderr, "psrec: %" PRIu64 " ring spans had malformed record headers\n", st->bad_spans);
+			say("%" PRIu64 " ring spans had malformed record headers", st->bad_spans);
 		if (st->chunks > 1)
-			fprintf(stderr, "psrec: %" PRIu64 " cuts took %.1f ms of CPU, %.1f ms of it re-reading /proc (%.1f ms at the first)\n",
+			say("%" PRIu64 " cuts took %.1f ms of CPU, %.1f ms of it re-reading /proc (%.1f ms at the first)",
 				st->chunks - 1, r->cut_ms, r->resynth_ms, r->resynth_first_ms);
 	}
 	/* After a write error this is no news: that message said the file
 	 * is valid. */
 	if (r->features_failed && r->stats.end_reason != LOOP_END_WRITE_ERROR)
-		fprintf(stderr, "psrec: warning: header features (hostname, event names...) could not be written; %s is still readable\n",
+		say("warning: header features (hostname, event names...) could not be written; %s is still readable",
 			o->cfg.output);
 }
 
@@ -134,7 +157,7 @@ static int cmd_record(int argc, char **argv)
 	options_init(&o);
 	int err = options_parse(&o, argc, argv, &e);
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		say("%s", err_is_set(&e) ? e.msg : strerror(-err));
 		options_free(&o);
 		return EXIT_USAGE;
 	}
@@ -154,9 +177,9 @@ static int cmd_record(int argc, char **argv)
 	err = o.cfg.cmd ? launch_find_command(o.cfg.cmd[0], &path) : 0;
 	if (err) {
 		if (err == -ENOENT)
-			fprintf(stderr, "psrec: %s: command not found\n", o.cfg.cmd[0]);
+			say("%s: command not found", o.cfg.cmd[0]);
 		else
-			fprintf(stderr, "psrec: %s: %s\n", o.cfg.cmd[0], strerror(-err));
+			say("%s: %s", o.cfg.cmd[0], strerror(-err));
 		options_free(&o);
 		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
@@ -164,7 +187,7 @@ static int cmd_record(int argc, char **argv)
 	 * calls this "cannot execute" (126), not "not found". */
 	err = path ? launch_check_interpreter(o.cfg.cmd[0], path, &e) : 0;
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		say("%s", err_is_set(&e) ? e.msg : strerror(-err));
 		free(path);
 		options_free(&o);
 		return EXIT_CANNOT_EXEC;
@@ -185,7 +208,7 @@ static int cmd_record(int argc, char **argv)
 	clear_status(&ui);
 	int code;
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		say("%s", err_is_set(&e) ? e.msg : strerror(-err));
 		if (res.exec_failed)
 			code = res.exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 		else if (res.stop_signal)
@@ -200,11 +223,11 @@ static int cmd_record(int argc, char **argv)
 		char size[32];
 		print_size(size, sizeof(size), res.file_bytes);
 		if (st->write_error == -ENOSPC || st->write_error == -EDQUOT)
-			fprintf(stderr, "psrec: disk full after %s; recording stopped, file is valid\n", size);
+			say("disk full after %s; recording stopped, file is valid", size);
 		else if (st->write_error == -EPIPE)
-			fprintf(stderr, "psrec: the reader of standard output went away after %s; recording stopped\n", size);
+			say("the reader of standard output went away after %s; recording stopped", size);
 		else
-			fprintf(stderr, "psrec: writing %s failed after %s: %s; recording stopped, file is valid\n",
+			say("writing %s failed after %s: %s; recording stopped, file is valid",
 				o.cfg.output, size, strerror(-st->write_error));
 	}
 	print_summary(&o, &res);
@@ -237,27 +260,30 @@ static int cmd_recover(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 2 || argv[1][0] == '-' || argv[1][0] == '\0') {
-		fprintf(stderr, "psrec: recover takes one perf.data file: psrec recover FILE\n");
+		say("recover takes one perf.data file: psrec recover FILE");
 		return EXIT_USAGE;
 	}
 	struct recover_result r;
 	struct err e = { "" };
 	int err = recover_file(argv[1], &r, &e);
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		say("%s", err_is_set(&e) ? e.msg : strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	if (!r.changed) {
-		fprintf(stderr, "psrec: %s needs no repair: its header already covers its %" PRIu64 " records\n",
+		say("%s needs no repair: its header already covers its %" PRIu64 " records",
 			argv[1], r.records);
 		return 0;
 	}
-	char comp[64] = "";
+	char comp[64] = "", drop[sizeof(r.dropped_why) + 64] = "";
 	if (r.mmap_len)
 		snprintf(comp, sizeof(comp), ", a COMPRESSED feature added (mmap_len %u)", r.mmap_len);
-	fprintf(stderr, "psrec: recovered %s: kept %" PRIu64 " records (%" PRIu64 " samples), data size %" PRIu64
-		" -> %" PRIu64 " bytes, %zu feature%s kept%s\n", argv[1], r.records, r.samples,
-		r.old_data_size, r.data_size, r.features, r.features == 1 ? "" : "s", comp);
+	if (r.dropped_at)
+		snprintf(drop, sizeof(drop), "; dropped the data from offset %" PRIu64 " on: %s", r.dropped_at,
+			 r.dropped_why);
+	say("recovered %s: kept %" PRIu64 " records (%" PRIu64 " samples), data size %" PRIu64
+		" -> %" PRIu64 " bytes, %zu feature%s kept%s%s", argv[1], r.records, r.samples,
+		r.old_data_size, r.data_size, r.features, r.features == 1 ? "" : "s", comp, drop);
 	return 0;
 }
 
@@ -273,7 +299,7 @@ static const char archive_usage[] =
 
 static int archive_usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "psrec: archive: %s%s: psrec archive [-i FILE] [-o ARCHIVE]\n", what, arg);
+	say("archive: %s%s: psrec archive [-i FILE] [-o ARCHIVE]", what, arg);
 	return EXIT_USAGE;
 }
 
@@ -293,7 +319,7 @@ static int cmd_archive(int argc, char **argv)
 		*dst = argv[++i];
 		struct err e = { "" };
 		if (fold_cli_path(argv[i - 1], *dst, "file name", dst == &in ? FOLD_CLI_FIX_INPUT : FOLD_CLI_FIX_OUTPUT, &e)) {
-			fprintf(stderr, "psrec: %s\n", e.msg);
+			say("%s", e.msg);
 			return EXIT_USAGE;
 		}
 	}
@@ -322,7 +348,7 @@ static int cmd_archive(int argc, char **argv)
 		store_close(&s);
 	}
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		say("%s", err_is_set(&e) ? e.msg : strerror(-err));
 		free(def);
 		return EXIT_RUNTIME;
 	}
@@ -335,10 +361,10 @@ static int cmd_archive(int argc, char **argv)
 		snprintf(miss, sizeof(miss), "; %zu DSOs not found (%s and %zu more)", r.missing, r.first_missing,
 			 r.missing - 1);
 	bool to_stdout = strcmp(out, "-") == 0;
-	fprintf(stderr, "psrec: archived %zu DSO%s (%s) and %zu map file%s into %s (%s)%s\n", r.dsos,
+	say("archived %zu DSO%s (%s) and %zu map file%s into %s (%s)%s", r.dsos,
 		r.dsos == 1 ? "" : "s", size, r.maps, r.maps == 1 ? "" : "s", to_stdout ? "standard output" : out,
 		osize, miss);
-	fprintf(stderr, "psrec: on the analysis machine: mkdir -p ~/.debug && tar --zstd -xf %s -C ~/.debug\n",
+	say("on the analysis machine: mkdir -p ~/.debug && tar --zstd -xf %s -C ~/.debug",
 		to_stdout ? "ARCHIVE" : out);
 	free(def);
 	return 0;
@@ -422,29 +448,29 @@ static int out_open_shared(const char *out, const char *tag, struct outfile *of,
 static void out_open_failed(const char *out, const struct outfile *of, int err)
 {
 	if (of->refused[0])
-		fprintf(stderr, "psrec: %s\n", of->refused);
+		say("%s", of->refused);
 	else
-		fprintf(stderr, "psrec: cannot write %s: %s\n", out, strerror(-err));
+		say("cannot write %s: %s", out, strerror(-err));
 }
 
 /* One warning for what could not be named, one notice for the event. */
 static void fold_report(const char *input, const struct fold_result *r)
 {
 	if (r->event_chosen)
-		fprintf(stderr, "psrec: %s: folding event %s (the first sampling event; --event picks another)\n",
+		say("%s: folding event %s (the first sampling event; --event picks another)",
 			input, r->event);
 	if (r->sym.unresolved && r->sym_dsos[0])
-		fprintf(stderr, "psrec: %s: %" PRIu64 " of %" PRIu64 " frames not symbolized: %s\n", input,
+		say("%s: %" PRIu64 " of %" PRIu64 " frames not symbolized: %s", input,
 			r->sym.unresolved, r->sym.frames, r->sym_dsos);
 	if (r->unwind.failed)
-		fprintf(stderr, "psrec: %s: %" PRIu64 " of %" PRIu64 " samples could not be unwound (their leaf frame "
-			"alone is kept): their code has no CFI psrec found; see --buildid-dir, --symfs\n",
+		say("%s: %" PRIu64 " of %" PRIu64 " samples could not be unwound (their leaf frame "
+			"alone is kept): their code has no CFI psrec found; see --buildid-dir, --symfs",
 			input, r->unwind.failed, r->unwind.samples);
 	if (r->windows)
-		fprintf(stderr, "psrec: %s: samples of %zu --between window%s\n", input, r->windows,
+		say("%s: samples of %zu --between window%s", input, r->windows,
 			r->windows == 1 ? "" : "s");
 	if (r->kept == 0)
-		fprintf(stderr, "psrec: %s: no samples of %s%s\n", input, r->event,
+		say("%s: no samples of %s%s", input, r->event,
 			r->samples ? " passed the filters" : "");
 }
 
@@ -489,7 +515,7 @@ static int fold_or_flame(struct fold_cli cli, bool flame)
 			fold_report(cli.fold.input, &cur);
 	}
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-err));
+		say("%s", e.msg[0] ? e.msg : strerror(-err));
 		fold_free(&cur);
 		if (have_base)
 			fold_free(&base);
@@ -531,11 +557,11 @@ static int fold_or_flame(struct fold_cli cli, bool flame)
 	if (have_base)
 		fold_free(&base);
 	if (err || cerr) {
-		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-(err ? err : cerr)));
+		say("%s", e.msg[0] ? e.msg : strerror(-(err ? err : cerr)));
 		return EXIT_RUNTIME;
 	}
 	if (flame && strcmp(out, "-") != 0)
-		fprintf(stderr, "psrec: wrote %s\n", out);
+		say("wrote %s", out);
 	return 0;
 }
 
@@ -544,7 +570,7 @@ static int cmd_fold_or_flame(int argc, char **argv, bool flame)
 	struct fold_cli cli;
 	struct err e = { "" };
 	if (fold_cli_parse(argc, argv, flame, &cli, &e)) {
-		fprintf(stderr, "psrec: %s\n", e.msg);
+		say("%s", e.msg);
 		return EXIT_USAGE;
 	}
 	int code = 0;
@@ -562,13 +588,13 @@ static int pprof_convert(struct fold_cli cli)
 	struct err e = { "" };
 	const char *out = cli.output ? cli.output : "profile.pb.gz";
 	if (strcmp(out, "-") == 0 && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "psrec: pprof: not writing a gzipped profile to a terminal; give a file with -o\n");
+		say("pprof: not writing a gzipped profile to a terminal; give a file with -o");
 		return EXIT_USAGE;
 	}
 	struct pprof_result r;
 	int err = pprof_run(&cli.fold, &r, &e);
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-err));
+		say("%s", e.msg[0] ? e.msg : strerror(-err));
 		pprof_free(&r);
 		return EXIT_RUNTIME;
 	}
@@ -588,12 +614,12 @@ static int pprof_convert(struct fold_cli cli)
 	if (!err && cerr)
 		snprintf(e.msg, sizeof(e.msg), "cannot write %s: %s", out, strerror(-cerr));
 	if (err || cerr) {
-		fprintf(stderr, "psrec: %s\n", e.msg[0] ? e.msg : strerror(-(err ? err : cerr)));
+		say("%s", e.msg[0] ? e.msg : strerror(-(err ? err : cerr)));
 		pprof_free(&r);
 		return EXIT_RUNTIME;
 	}
 	if (strcmp(out, "-") != 0)
-		fprintf(stderr, "psrec: wrote %s (%" PRIu64 " samples as %zu, %zu locations, %zu functions, %zu mappings)\n",
+		say("wrote %s (%" PRIu64 " samples as %zu, %zu locations, %zu functions, %zu mappings)",
 			out, r.fold.kept, r.counts.samples, r.counts.locations, r.counts.functions, r.counts.mappings);
 	pprof_free(&r);
 	return 0;
@@ -604,7 +630,7 @@ static int cmd_pprof(int argc, char **argv)
 	struct fold_cli cli;
 	struct err e = { "" };
 	if (fold_cli_parse(argc, argv, FOLD_CLI_PPROF, &cli, &e)) {
-		fprintf(stderr, "psrec: %s\n", e.msg);
+		say("%s", e.msg);
 		return EXIT_USAGE;
 	}
 	int code = 0;
@@ -639,7 +665,7 @@ static int cmd_markers(int argc, char **argv)
 	struct markers_cli cli;
 	struct err e = { "" };
 	if (markers_cli_parse(argc, argv, &cli, &e)) {
-		fprintf(stderr, "psrec: %s\n", e.msg);
+		say("%s", e.msg);
 		return EXIT_USAGE;
 	}
 	if (cli.help) {
@@ -653,20 +679,20 @@ static int cmd_markers(int argc, char **argv)
 	if (!err)
 		err = marker_list_pair(&l);
 	if (!err && l.n == 0 && l.filtered)
-		fprintf(stderr, "psrec: none of the %" PRIu64 " markers in %s passed --pid, --tid, --comm\n", l.filtered,
+		say("none of the %" PRIu64 " markers in %s passed --pid, --tid, --comm", l.filtered,
 			name);
 	else if (!err && l.n == 0)
-		fprintf(stderr, "psrec: no markers in %s (recorded without a program using psrec_mark?)\n", name);
+		say("no markers in %s (recorded without a program using psrec_mark?)", name);
 	if (!err && cli.json)
 		err = marker_list_write_json(stdout, &l, cli.input, &e);
 	else if (!err && l.n)
 		err = marker_list_write(stdout, &l, cli.input, &e);
 	if (!err && l.bad)
-		fprintf(stderr, "psrec: %s: %" PRIu64 " psrec:marker samples did not decode and were skipped\n", name,
+		say("%s: %" PRIu64 " psrec:marker samples did not decode and were skipped", name,
 			l.bad);
 	marker_list_free(&l);
 	if (err) {
-		fprintf(stderr, "psrec: %s\n", err_is_set(&e) ? e.msg : strerror(-err));
+		say("%s", err_is_set(&e) ? e.msg : strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	return 0;

@@ -254,6 +254,13 @@ struct pd_file_attr {
 #define PD_RECORD_FINISHED_INIT       82
 #define PD_RECORD_PERF61_MAX          83 /* perf 6.1 aborts on types >= this */
 
+/* EVENT_UPDATE (78): u64 type, u64 id (any id of the event), then what
+ * the type says (perf's PERF_EVENT_UPDATE__*). */
+#define PD_EVENT_UPDATE_UNIT  0 /* a string: "msec" */
+#define PD_EVENT_UPDATE_SCALE 1 /* a double: 1e-6 */
+#define PD_EVENT_UPDATE_NAME  2 /* a string: "cpu-clock" */
+#define PD_EVENT_UPDATE_CPUS  3 /* a cpu map */
+
 /* header.misc */
 #define PD_MISC_CPUMODE_MASK  7
 #define PD_MISC_KERNEL        1

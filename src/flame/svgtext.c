@@ -14,54 +14,18 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
 #define REPLACEMENT 0xFFFDu
 
 /* The code point at s (not at its NUL) and its length in bytes (>= 1);
  * REPLACEMENT for a maximal invalid subpart. */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+static size_t next_cp(const unsigned char *s, uint32_t *cp)
 {
-	unsigned b = s[0];
-	if (b < 0x80) {
-		*cp = b;
-		return 1;
-	}
-	size_t len;
-	unsigned lo = 0x80, hi = 0xBF; /* the range of the second byte (Unicode table 3-7) */
-	uint32_t c;
-	if (b >= 0xC2 && b <= 0xDF) {
-		len = 2;
-		c = b & 0x1F;
-	} else if (b >= 0xE0 && b <= 0xEF) {
-		len = 3;
-		c = b & 0x0F;
-		if (b == 0xE0)
-			lo = 0xA0;             /* no overlong forms */
-		else if (b == 0xED)
-			hi = 0x9F;             /* no surrogates */
-	} else if (b >= 0xF0 && b <= 0xF4) {
-		len = 4;
-		c = b & 0x07;
-		if (b == 0xF0)
-			lo = 0x90;
-		else if (b == 0xF4)
-			hi = 0x8F;             /* nothing past U+10FFFF */
-	} else {
+	size_t n = utf8_next(s, SIZE_MAX, cp);
+	if (*cp == UTF8_INVALID)
 		*cp = REPLACEMENT;
-		return 1;
-	}
-	for (size_t i = 1; i < len; i++) {
-		unsigned t = s[i];
-		if (t < lo || t > hi) {
-			/* also stops at the NUL: never reads past the string */
-			*cp = REPLACEMENT;
-			return i;
-		}
-		c = (c << 6) | (t & 0x3F);
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	*cp = c;
-	return len;
+	return n;
 }
 
 /* What stands for cp in the SVG; 0 for "cp itself, as its own bytes". */
@@ -83,7 +47,7 @@ size_t svgtext_len(const char *s)
 		return 0;
 	for (const unsigned char *p = (const unsigned char *)s; *p; n++) {
 		uint32_t cp;
-		p += utf8_next(p, &cp);
+		p += next_cp(p, &cp);
 	}
 	return n;
 }
@@ -118,7 +82,7 @@ void svgtext_put(FILE *out, const char *s, size_t max)
 			used = 0;
 		}
 		uint32_t cp;
-		size_t n = utf8_next(p, &cp);
+		size_t n = next_cp(p, &cp);
 		const char *esc = NULL;
 		switch (cp) {
 		case '<': esc = "&lt;"; break;

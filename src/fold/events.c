@@ -87,22 +87,27 @@ static void names_from_desc(struct events *ev, const struct reader *r)
 	}
 }
 
-/* EVENT_UPDATE of type NAME (1): u64 type; u64 id; char name[]. */
+/* EVENT_UPDATE records of type NAME: u64 type; u64 id; char name[]. The
+ * UNIT and SCALE ones around them say nothing of the name. perf and psrec
+ * write them right after the attrs, so the scan stops at the first sample
+ * rather than read a whole stream for them. */
 static void names_from_updates(struct events *ev, struct reader *r)
 {
 	struct reader_record rec;
 	struct err e;
-	while (reader_next(r, &rec, &e) == 1) {
+	while (reader_next(r, &rec, &e) == 1 && rec.type != PD_RECORD_SAMPLE) {
 		if (rec.type != PD_RECORD_EVENT_UPDATE || rec.size <= 24)
 			continue;
 		uint64_t type, id;
 		memcpy(&type, rec.data + 8, 8);
 		memcpy(&id, rec.data + 16, 8);
 		int ai = attr_of_id(r, id);
-		if (type != 1 || ai < 0)
+		if (type != PD_EVENT_UPDATE_NAME || ai < 0)
 			continue;
 		const char *s = (const char *)rec.data + 24;
-		snprintf(ev->name[ai], EVENTS_NAME_MAX, "%.*s", (int)strnlen(s, rec.size - 24), s);
+		size_t len = strnlen(s, rec.size - 24u);
+		if (len > 0)
+			snprintf(ev->name[ai], EVENTS_NAME_MAX, "%.*s", (int)len, s);
 	}
 	reader_rewind(r);
 }
@@ -115,7 +120,7 @@ int events_read(struct events *ev, struct reader *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < ev->nr; i++)
 		name_from_attr(&r->attrs[i].attr, i, ev->name[i]);
-	if (r->pipe && r->nr_attrs > 1 && !r->pipe_feat[PD_FEAT_EVENT_DESC].p)
+	if (r->pipe && !r->pipe_feat[PD_FEAT_EVENT_DESC].p)
 		names_from_updates(ev, r);
 	names_from_desc(ev, r);
 	return 0;

@@ -13,6 +13,7 @@
 #include "marker/tp.h"
 #include "psrec/perf_data.h"
 #include "session/sideband.h"
+#include "util/textesc.h"
 
 /* Frames kept per sample: the kernel's perf_event_max_stack tops at 127
  * by default, and dwarf chains are unwound later (issue 14). */
@@ -429,34 +430,72 @@ out:
 	return err;
 }
 
-/* ';' separates frames and a newline ends the line: neither may appear
- * inside a name. */
+/* A frame's name in a line: ';' separates frames, so it becomes ':';
+ * control characters and broken UTF-8 are escaped (util/textesc.h), so a
+ * line stays one line and a name cannot drive the reader's terminal. */
 static int put_name(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		char ch = *s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s;
-		if (putc(ch, out) == EOF)
+	for (;;) {
+		const char *semi = strchr(s, ';');
+		size_t n = semi ? (size_t)(semi - s) : strlen(s);
+		if (textesc_put(out, s, n, 0) != 0)
 			return -EIO;
+		if (!semi)
+			return 0;
+		if (putc(':', out) == EOF)
+			return -EIO;
+		s = semi + 1;
 	}
-	return 0;
 }
+
+struct line {
+	char *text;                 /* the frames as printed, then " WEIGHT\n" */
+	uint64_t weight;
+};
 
 static int cmp_line(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+}
+
+/* Each distinct printed stack once, its weights summed: distinct stacks
+ * may print the same (names that differ only in what was escaped, or in a
+ * ';'). Then the count is put after each; *n shrinks to the lines left.
+ * On an error every slot of the *n holds a text or NULL. */
+static int merge_lines(struct line *lines, size_t *n)
+{
+	qsort(lines, *n, sizeof(*lines), cmp_line);
+	size_t out = 0;
+	for (size_t i = 0; i < *n;) {
+		uint64_t w = 0;
+		size_t j = i;
+		for (; j < *n && strcmp(lines[j].text, lines[i].text) == 0; j++)
+			w += lines[j].weight;
+		char *t;
+		if (asprintf(&t, "%s %" PRIu64 "\n", lines[i].text, w) < 0)
+			return -ENOMEM;
+		for (size_t k = i; k < j; k++) {
+			free(lines[k].text);
+			lines[k].text = NULL;
+		}
+		lines[out++] = (struct line){ t, w };
+		i = j;
+	}
+	*n = out; /* the slots past it are NULL */
+	return 0;
 }
 
 int fold_write(FILE *out, const struct fold_result *r, struct err *e)
 {
 	const struct stacks *s = &r->stacks;
-	char **lines = calloc(s->n ? s->n : 1, sizeof(*lines));
+	struct line *lines = calloc(s->n ? s->n : 1, sizeof(*lines));
 	if (!lines)
 		return -ENOMEM;
+	size_t n = s->n;
 	int err = 0;
-	for (size_t i = 0; i < s->n && !err; i++) {
-		char *buf = NULL;
+	for (size_t i = 0; i < n && !err; i++) {
 		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
+		FILE *m = open_memstream(&lines[i].text, &len);
 		if (!m) {
 			err = -ENOMEM;
 			break;
@@ -467,20 +506,22 @@ int fold_write(FILE *out, const struct fold_result *r, struct err *e)
 				putc(';', m);
 			err = put_name(m, f[k].name);
 		}
-		fprintf(m, " %" PRIu64 "\n", s->v[i].weight);
 		if (fclose(m) != 0 && !err)
 			err = -ENOMEM;
-		lines[i] = buf;
+		lines[i].weight = s->v[i].weight;
 	}
+	if (!err)
+		err = merge_lines(lines, &n);
 	if (!err) {
-		qsort(lines, s->n, sizeof(*lines), cmp_line);
-		for (size_t i = 0; i < s->n; i++)
-			fputs(lines[i], out);
+		/* bytewise, as LC_ALL=C sort orders whole lines */
+		qsort(lines, n, sizeof(*lines), cmp_line);
+		for (size_t i = 0; i < n; i++)
+			fputs(lines[i].text, out);
 		if (fflush(out) != 0 || ferror(out))
 			err = err_set(e, -EIO, "cannot write the folded stacks: %s", strerror(errno));
 	}
-	for (size_t i = 0; i < s->n; i++)
-		free(lines[i]);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i].text);
 	free(lines);
 	return err;
 }

@@ -115,7 +115,9 @@ struct fold_result {
  * stops reading). */
 int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e);
 
-/* The folded lines, sorted: "comm;outer;...;inner COUNT\n". */
+/* The folded lines, sorted bytewise: "comm;outer;...;inner COUNT\n", a
+ * name's ';' as ':' and its control bytes and broken UTF-8 as \xNN
+ * (util/textesc.h); stacks that print alike are one line, summed. */
 int fold_write(FILE *out, const struct fold_result *r, struct err *e);
 
 void fold_free(struct fold_result *r);

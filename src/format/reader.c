@@ -429,55 +429,63 @@ void reader_rewind(struct reader *r)
 	zdecode_reset(&r->z);
 }
 
-/*
- * Decompress one COMPRESSED record after whatever is left of the last.
- * The output may reach mmap_len bytes (what perf sizes its buffer by);
- * zdecode grows the buffer only as output arrives.
- */
+/* A COMPRESSED record: its payload becomes the decoder's input, decoded
+ * as its records are taken (next_decompressed). */
 static int decompress(struct reader *r, const struct reader_record *c, struct err *e)
 {
 	if (r->mmap_len == 0)
 		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " but no usable zstd COMPRESSED feature to size it "
 			       "(perf cannot read this either; psrec recover can add it)", c->offset);
-	/* Keep the unread tail (a record split across two COMPRESSED ones). */
-	size_t rem = r->z.len - r->dpos;
-	if (rem)
-		memmove(r->z.buf, r->z.buf + r->dpos, rem);
-	r->z.len = rem;
-	r->dpos = 0;
-	const char *why = "";
-	int err = zdecode_feed(&r->z, c->data + sizeof(struct pd_event_header), c->size - sizeof(struct pd_event_header),
-			       rem + r->mmap_len, &why);
-	if (err == -EBADMSG)
-		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 ": %s", c->offset, why);
-	if (err == -EFBIG)
-		return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " decompresses to more than the feature's mmap_len %zu",
-			       c->offset, r->mmap_len);
-	if (err)
-		return err;
+	zdecode_input(&r->z, c->data + sizeof(struct pd_event_header), c->size - sizeof(struct pd_event_header));
 	r->dsrc = c->offset;
 	r->nr_compressed++;
 	return 0;
 }
 
-/* The next record held in decompressed data: 1, 0 (need more), -EINVAL. */
+/*
+ * The next record held in decompressed data: 1, 0 (the COMPRESSED record
+ * is used up: the next one continues what is left), -EINVAL. The output
+ * comes a piece at a time: when the buffer holds no whole record, what is
+ * left of one moves to its start and the decoder fills the rest. A record
+ * may decode to mmap_len in all (what perf sizes its buffer by; it fails
+ * past that too), counted, never held.
+ */
 static int next_decompressed(struct reader *r, struct reader_record *rec, struct err *e)
 {
-	struct pd_event_header h;
-	enum walk_verdict v = walk_mem(r->z.buf, r->z.len, r->dpos, &h);
-	if (v == WALK_BAD)
-		return err_set(e, -EINVAL, "record of impossible size %u inside the COMPRESSED record at offset %" PRIu64,
-			       h.size, r->dsrc);
-	if (v != WALK_WHOLE)
-		return 0;
-	rec->offset = r->dsrc;
-	rec->compressed = true;
-	rec->type = h.type;
-	rec->misc = h.misc;
-	rec->size = h.size;
-	rec->data = r->z.buf + r->dpos;
-	r->dpos += h.size;
-	return 1;
+	for (;;) {
+		struct pd_event_header h;
+		enum walk_verdict v = walk_mem(r->z.buf, r->z.len, r->dpos, &h);
+		if (v == WALK_BAD)
+			return err_set(e, -EINVAL, "record of impossible size %u inside the COMPRESSED record at offset %" PRIu64,
+				       h.size, r->dsrc);
+		if (v == WALK_WHOLE) {
+			rec->offset = r->dsrc;
+			rec->compressed = true;
+			rec->type = h.type;
+			rec->misc = h.misc;
+			rec->size = h.size;
+			rec->data = r->z.buf + r->dpos;
+			r->dpos += h.size;
+			return 1;
+		}
+		size_t rem = r->z.len - r->dpos;
+		if (rem && r->dpos)
+			memmove(r->z.buf, r->z.buf + r->dpos, rem);
+		r->z.len = rem;
+		r->dpos = 0;
+		const char *why = "";
+		int err = zdecode_step(&r->z, r->mmap_len, &why);
+		if (err == -EBADMSG)
+			return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 ": %s", r->dsrc, why);
+		if (err == -EFBIG && r->mmap_len == ZDECODE_MAX_RECORD)
+			return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " decompresses to more than %u bytes, "
+				       "the most psrec decodes of one record whatever mmap_len says", r->dsrc, ZDECODE_MAX_RECORD);
+		if (err == -EFBIG)
+			return err_set(e, -EINVAL, "COMPRESSED record at offset %" PRIu64 " decompresses to more than the feature's mmap_len %zu",
+				       r->dsrc, r->mmap_len);
+		if (err <= 0)
+			return err;
+	}
 }
 
 static int next_raw(struct reader *r, struct reader_record *rec, struct err *e);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -70,25 +71,29 @@ static uint64_t walk_records(const uint8_t *base, uint64_t begin, uint64_t limit
 }
 
 /* The largest output of one COMPRESSED record in [begin, end), whose
- * records walk_records found whole: what perf sizes its buffer by. 0 when
- * nothing decodes; the records after one that does not decode are not
- * measured; one past ZDECODE_MAX_RECORD counts as one byte more. */
+ * records walk_records found whole: what perf sizes its buffer by. Each
+ * is decoded a piece at a time and counted (zdecode_measure), so a record
+ * that claims gigabytes costs the time to count them, not the memory. 0
+ * when nothing decodes; measuring stops at the first record that does not
+ * decode or passes ZDECODE_MAX_RECORD (counted as one byte more): the
+ * reader stops there too, so the data will end before it. */
 static uint32_t measure_mmap_len(const uint8_t *base, uint64_t begin, uint64_t end)
 {
 	struct zdecode z = ZDECODE_INIT;
-	size_t max = 0;
+	uint64_t max = 0;
 	struct pd_event_header h;
 	for (uint64_t pos = begin; walk_mem(base, end, pos, &h) == WALK_WHOLE; pos += h.size) {
 		if (h.type != PD_RECORD_COMPRESSED)
 			continue;
 		const char *why;
-		z.len = 0;
-		int err = zdecode_feed(&z, base + pos + sizeof(h), h.size - sizeof(h), ZDECODE_MAX_RECORD, &why);
+		uint64_t got;
+		int err = zdecode_measure(&z, base + pos + sizeof(h), h.size - sizeof(h), ZDECODE_MAX_RECORD, &got, &why);
 		if (err && err != -EFBIG)
 			break;
-		size_t got = err ? (size_t)ZDECODE_MAX_RECORD + 1 : z.len;
 		if (got > max)
 			max = got;
+		if (err)
+			break;
 	}
 	zdecode_free(&z);
 	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
@@ -289,6 +294,7 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 {
 	struct walk w;
 	p->end = walk_records(base, h->data.offset, size, res, &w);
+	uint64_t measured_end = p->end;
 	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p->end) : 0;
 	uint8_t fresh[COMP_LEN];
 	int err = fresh_payload(measured, fresh);
@@ -314,6 +320,20 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 		if (stop <= h->data.offset || stop >= p->end)
 			return err_set(e, -EINVAL, "%s: %s; nothing changed", path, re.msg);
 		p->end = stop;
+		res->dropped_at = stop;
+		snprintf(res->dropped_why, sizeof(res->dropped_why), "%s", re.msg);
+	}
+	/* A new COMPRESSED payload sizes the buffer by the records kept, not
+	 * by one dropped for decoding to too much: perf maps that much for
+	 * every COMPRESSED record it reads. */
+	if (p->new_comp && res->compressed && p->end < measured_end) {
+		uint32_t kept = measure_mmap_len(base, h->data.offset, p->end);
+		if (kept && kept < measured) {
+			err = fresh_payload(kept, p->comp);
+			if (err)
+				return err;
+			p->mmap_len = kept;
+		}
 	}
 	res->data_size = p->end - h->data.offset;
 	res->unused_bytes = size - p->end;

@@ -19,8 +19,12 @@
  *    data if it is there, else a new one with the largest decompressed
  *    record measured;
  *  - ends the data earlier wherever the reader stops (a COMPRESSED record
- *    that does not decode, or a stream cut inside a record that straddles
- *    two COMPRESSED ones) or the table would not fit after it;
+ *    that does not decode or decodes to more than ZDECODE_MAX_RECORD, or
+ *    a stream cut inside a record that straddles two COMPRESSED ones) or
+ *    the table would not fit after it; a new COMPRESSED payload then
+ *    measures only the records kept. Records are decoded a piece at a
+ *    time (format/zdecode.h): a record that claims gigabytes costs the
+ *    time to count them, never the memory;
  *  - writes the new table after the data, then data.size and the bitmap
  *    in one pwrite, so a repair killed half-way leaves the old header.
  * The file never grows and is never truncated. The attrs must already be
@@ -45,6 +49,11 @@ struct recover_result {
 	uint32_t mmap_len;          /* of a new COMPRESSED feature (0: none written) */
 	size_t features;            /* in the repaired header */
 	bool changed;               /* false: the header was already right */
+	/* Where the data was ended because psrec's reader stops there (a
+	 * COMPRESSED record that does not decode, or decodes to more than
+	 * mmap_len or ZDECODE_MAX_RECORD), and the reader's words; 0: nowhere. */
+	uint64_t dropped_at;
+	char dropped_why[256];
 };
 
 /* Repair path in place. -errno with *e set when it is not a perf.data

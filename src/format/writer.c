@@ -12,8 +12,6 @@
 #include "format/walk.h"
 #include "util/io.h"
 
-#define EVENT_UPDATE_NAME 2 /* PERF_EVENT_UPDATE__NAME */
-
 /* The largest prefix of the records in iov that is at most limit bytes
  * (limit never exceeds the list). */
 static size_t whole_records(const struct iovec *iov, int n, size_t limit)
@@ -143,7 +141,7 @@ int writer_begin_pipe(struct writer *w, int fd, const struct writer_event *ev, s
 			continue;
 		memset(rec, 0, size);
 		struct pd_event_header h = { PD_RECORD_EVENT_UPDATE, 0, (uint16_t)size };
-		uint64_t type = EVENT_UPDATE_NAME;
+		uint64_t type = PD_EVENT_UPDATE_NAME;
 		memcpy(rec, &h, sizeof(h));
 		memcpy(rec + 8, &type, 8);
 		memcpy(rec + 16, &ev[i].ids[0], 8);

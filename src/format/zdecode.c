@@ -1,79 +1,81 @@
 /*
- * zdecode.c - zstd stream decoding into a growing buffer (see zdecode.h).
+ * zdecode.c - zstd stream decoding a piece at a time (see zdecode.h).
  */
 #include "zdecode.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <zstd.h>
 
-/* First size of the output buffer; it doubles from there. */
-#define ZDECODE_MIN (64u << 10)
-
-/* Room for at least one more byte in buf, never past limit. */
-static int zdecode_grow(struct zdecode *z, size_t limit)
+void zdecode_input(struct zdecode *z, const void *in, size_t n)
 {
-	size_t cap = z->cap * 2 > ZDECODE_MIN ? z->cap * 2 : ZDECODE_MIN;
-	if (cap > limit)
-		cap = limit;
-	uint8_t *nb = realloc(z->buf, cap);
-	if (!nb)
-		return -ENOMEM;
-	z->buf = nb;
-	z->cap = cap;
-	return 0;
+	z->in = in;
+	z->in_len = n;
+	z->in_pos = 0;
+	z->out = 0;
+	z->more = false;
 }
 
-int zdecode_feed(struct zdecode *z, const void *in, size_t n, size_t limit, const char **why)
+int zdecode_step(struct zdecode *z, uint64_t max_out, const char **why)
 {
+	if (z->in_pos == z->in_len && !z->more)
+		return 0;
 	if (!z->ds && !(z->ds = ZSTD_createDStream()))
 		return -ENOMEM;
-	ZSTD_inBuffer src = { in, n, 0 };
-	size_t len = z->len;
-	bool too_big = false;
-	for (;;) {
-		if (len == z->cap && z->cap < limit) {
-			int err = zdecode_grow(z, limit);
-			if (err)
-				return err;
-		}
-		ZSTD_outBuffer out = { z->buf, z->cap < limit ? z->cap : limit, len };
-		size_t ret = ZSTD_decompressStream(z->ds, &out, &src);
+	if (!z->buf) {
+		if (!(z->buf = malloc(ZDECODE_BUF)))
+			return -ENOMEM;
+		z->cap = ZDECODE_BUF;
+	}
+	if (z->len >= z->cap)
+		return -ENOBUFS;
+	if (z->out > max_out)
+		return -EFBIG;
+	/* One byte past what max_out allows tells "too big" from "exactly". */
+	size_t room = z->cap - z->len;
+	if (max_out - z->out < room)
+		room = (size_t)(max_out - z->out) + 1;
+	ZSTD_inBuffer src = { z->in, z->in_len, z->in_pos };
+	ZSTD_outBuffer dst = { z->buf + z->len, room, 0 };
+	bool done = false;
+	while (dst.pos < dst.size) {
+		size_t ret = ZSTD_decompressStream(z->ds, &dst, &src);
 		if (ZSTD_isError(ret)) {
 			*why = ZSTD_getErrorName(ret);
 			return -EBADMSG;
 		}
-		len = out.pos;
-		if (out.pos < out.size) {
-			if (src.pos == src.size)
-				break; /* all input read and all output flushed */
-			continue;
-		}
-		if (out.size < limit)
-			continue; /* full: grow and go on */
-		if (src.pos < src.size) {
-			too_big = true;
+		if (src.pos == src.size && dst.pos < dst.size) {
+			done = true; /* all input read and all output flushed */
 			break;
 		}
-		/* Input used up with the buffer exactly at the limit: zstd may
-		 * still hold output. Any byte more means it was too big. */
-		uint8_t probe;
-		ZSTD_inBuffer none = { NULL, 0, 0 };
-		ZSTD_outBuffer one = { &probe, 1, 0 };
-		ret = ZSTD_decompressStream(z->ds, &one, &none);
-		too_big = ZSTD_isError(ret) || one.pos > 0;
-		break;
 	}
-	if (too_big)
+	if (z->out + dst.pos > max_out)
 		return -EFBIG;
-	z->len = len;
-	return 0;
+	z->in_pos = src.pos;
+	z->more = !done;
+	z->out += dst.pos;
+	z->len += dst.pos;
+	return dst.pos > 0;
+}
+
+int zdecode_measure(struct zdecode *z, const void *in, size_t n, uint64_t max_out, uint64_t *bytes,
+		    const char **why)
+{
+	zdecode_input(z, in, n);
+	int k;
+	do {
+		z->len = 0;
+		k = zdecode_step(z, max_out, why);
+	} while (k == 1);
+	*bytes = k == -EFBIG ? max_out + 1 : z->out;
+	z->len = 0;
+	return k;
 }
 
 void zdecode_reset(struct zdecode *z)
 {
 	z->len = 0;
+	zdecode_input(z, NULL, 0);
 	if (z->ds)
 		ZSTD_DCtx_reset(z->ds, ZSTD_reset_session_only);
 }

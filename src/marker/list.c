@@ -14,6 +14,8 @@
 #include "format/sample.h"
 #include "marker/tp.h"
 #include "psrec/perf_data.h"
+#include "util/textesc.h"
+#include "util/utf8.h"
 
 void marker_list_init(struct marker_list *l)
 {
@@ -320,17 +322,13 @@ int marker_list_pair(struct marker_list *l)
 
 /* ---- the listing ---------------------------------------------------------- */
 
-/* Bytes as text, control bytes as \xNN (a msg is escaped already by its
- * writer; a payload or a name from another writer may not be). */
+/* Bytes as text (util/textesc.h): control characters and broken UTF-8
+ * as \xNN. A msg is escaped by its writer already (backslashes too), so
+ * a backslash is kept; a payload or a name from another writer, or a
+ * thread's name, may hold anything. */
 static void put_text(FILE *out, const void *p, size_t len)
 {
-	const unsigned char *s = p;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < 0x20 || s[i] == 0x7f)
-			fprintf(out, "\\x%02x", s[i]);
-		else
-			putc(s[i], out);
-	}
+	textesc_put(out, p, len, 0);
 }
 
 /* ns as seconds with 6 decimals, the integer part at least width wide */
@@ -368,21 +366,28 @@ int marker_list_write(FILE *out, const struct marker_list *l, const char *input,
 	size_t open = 0;
 	for (size_t i = 0; i < l->nspans; i++)
 		open += l->spans[i].end == SIZE_MAX;
-	fprintf(out, "# %zu marker%s, %zu span%s in %s (%zu open, %" PRIu64 " end%s without a begin); "
-		"times in s from the first sample, ", l->n, l->n == 1 ? "" : "s", l->nspans, l->nspans == 1 ? "" : "s",
-		strcmp(input, "-") ? input : "standard input", open, l->unmatched_ends,
-		l->unmatched_ends == 1 ? "" : "s");
+	fprintf(out, "# %zu marker%s, %zu span%s in ", l->n, l->n == 1 ? "" : "s", l->nspans, l->nspans == 1 ? "" : "s");
+	input = strcmp(input, "-") ? input : "standard input";
+	put_text(out, input, strlen(input)); /* a file name may be anyone's */
+	fprintf(out, " (%zu open, %" PRIu64 " end%s without a begin); times in s from the first sample, ", open,
+		l->unmatched_ends, l->unmatched_ends == 1 ? "" : "s");
 	put_seconds(out, 0, l->first_time);
 	fputs("\n#         TIME  PID/TID        COMM              KIND       TEXT\n", out);
+	struct buf cbuf = BUF_INIT;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct marker_entry *m = &l->v[i];
 		fputs("  ", out);
 		put_seconds(out, 6, since_first(l, m->time));
 		put_thread(out, m);
-		char comm[64];
-		snprintf(comm, sizeof(comm), "%s", m->comm ? m->comm : "[unknown]");
-		put_text(out, comm, strlen(comm));
-		fprintf(out, "%*s", (int)(strlen(comm) < 16 ? 18 - strlen(comm) : 2), "");
+		/* the column is as wide as the name printed, escapes and all */
+		const char *comm = m->comm ? m->comm : "[unknown]";
+		buf_reset(&cbuf);
+		if (textesc_buf(&cbuf, comm, strnlen(comm, 64), 0, NULL) != 0) {
+			buf_free(&cbuf);
+			return -ENOMEM;
+		}
+		fwrite(cbuf.data, 1, cbuf.len, out);
+		fprintf(out, "%*s", (int)(cbuf.len < 16 ? 18 - cbuf.len : 2), "");
 		char kind[32];
 		const char *k = kind_name(m->kind);
 		if (m->kind == PSREC_MK_BYTES)
@@ -415,6 +420,7 @@ int marker_list_write(FILE *out, const struct marker_list *l, const char *input,
 			putc('\n', out);
 		}
 	}
+	buf_free(&cbuf);
 	if (fflush(out) != 0 || ferror(out))
 		return err_set(e, -EIO, "cannot write the markers: %s", strerror(errno));
 	return 0;
@@ -422,19 +428,28 @@ int marker_list_write(FILE *out, const struct marker_list *l, const char *input,
 
 /* ---- the listing as JSON --------------------------------------------------- */
 
-/* A JSON string of len bytes: quote, backslash and control bytes escaped;
- * the rest as is (a msg is printable UTF-8 as psrec writes it). */
+/* A JSON string of len bytes: quote, backslash and control characters
+ * (C0, DEL, C1) JSON-escaped, UTF-8 text as it is, and a byte that is not
+ * UTF-8 as the text \xNN (JSON is UTF-8, and such a byte has no
+ * character: a thread name cut inside one by the kernel, say). */
 static void put_json_str(FILE *out, const char *s, size_t len)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	putc('"', out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			putc(c, out);
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_next(p + i, len - i, &cp);
+		if (cp == UTF8_INVALID) {
+			for (size_t k = 0; k < n; k++)
+				fprintf(out, "\\\\x%02x", p[i + k]);
+		} else if (cp == '"' || cp == '\\') {
+			fprintf(out, "\\%c", (int)cp);
+		} else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+			fprintf(out, "\\u%04x", (unsigned)cp);
+		} else {
+			fwrite(p + i, 1, n, out);
+		}
+		i += n;
 	}
 	putc('"', out);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/textesc.h"
+
 bool marker_tp_is(const struct pd_attr *a)
 {
 	if (a->type == PD_TYPE_TRACEPOINT)
@@ -116,76 +118,6 @@ int marker_tp_tracing_data(struct buf *b)
 	return err;
 }
 
-/* Length of the UTF-8 sequence at p (n bytes left), 0 if not valid. */
-static size_t utf8_len(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	size_t len;
-	uint32_t min;
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0) {
-		len = 2;
-		min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		len = 3;
-		min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		len = 4;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	uint32_t cp = c & (0x7f >> len);
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/* Escape p into b: what perf script can print on one line. Returns
- * whether anything needed escaping. */
-static bool escape(struct buf *b, const uint8_t *p, size_t n, int *err)
-{
-	static const char hex[] = "0123456789abcdef";
-	bool changed = false;
-	for (size_t i = 0; i < n && !*err;) {
-		/* Plain ASCII goes in runs: most markers are nothing else. */
-		size_t run = 0;
-		while (i + run < n && p[i + run] >= 0x20 && p[i + run] < 0x7f && p[i + run] != '\\')
-			run++;
-		if (run) {
-			*err = buf_append(b, p + i, run);
-			i += run;
-			continue;
-		}
-		size_t l = utf8_len(p + i, n - i);
-		if (l > 1) {
-			*err = buf_append(b, p + i, l);
-		} else {
-			char e[4] = { '\\', '\\', 0, 0 };
-			size_t el = 2;
-			if (p[i] != '\\') {
-				e[1] = 'x';
-				e[2] = hex[p[i] >> 4];
-				e[3] = hex[p[i] & 15];
-				el = 4;
-			}
-			*err = buf_append(b, e, el);
-			changed = true;
-			l = 1;
-		}
-		i += l;
-	}
-	return changed;
-}
-
 /* The msg of a marker into b (NUL-terminated); *exact: msg is the
  * payload byte for byte. */
 static int render(struct buf *b, const struct psrec_marker_rec *rec, const uint8_t *payload, bool *exact)
@@ -195,14 +127,18 @@ static int render(struct buf *b, const struct psrec_marker_rec *rec, const uint8
 	char pre[48];
 	*exact = false;
 	switch (rec->kind) {
-	case PSREC_MK_TEXT:
-		*exact = !escape(b, payload, rec->len, &err);
+	case PSREC_MK_TEXT: {
+		bool changed;
+		err = textesc_buf(b, payload, rec->len, TEXTESC_BACKSLASH, &changed);
+		*exact = !changed;
 		break;
+	}
 	case PSREC_MK_SPAN_BEGIN:
 	case PSREC_MK_SPAN_END:
 		err = buf_append(b, rec->kind == PSREC_MK_SPAN_BEGIN ? "begin: " : "end: ",
 				 rec->kind == PSREC_MK_SPAN_BEGIN ? 7 : 5);
-		escape(b, payload, rec->len, &err);
+		if (!err)
+			err = textesc_buf(b, payload, rec->len, TEXTESC_BACKSLASH, NULL);
 		break;
 	case PSREC_MK_BYTES: {
 		int n = snprintf(pre, sizeof(pre), "[type %u] ", rec->type);
@@ -221,7 +157,8 @@ static int render(struct buf *b, const struct psrec_marker_rec *rec, const uint8
 	default: {
 		int n = snprintf(pre, sizeof(pre), "[kind %u] ", rec->kind);
 		err = buf_append(b, pre, (size_t)n);
-		escape(b, payload, rec->len, &err);
+		if (!err)
+			err = textesc_buf(b, payload, rec->len, TEXTESC_BACKSLASH, NULL);
 		break;
 	}
 	}

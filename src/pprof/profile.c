@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "profile.pb-c.h"
+#include "util/buf.h"
+#include "util/textesc.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;
@@ -227,21 +229,36 @@ int profile_string(struct profile *p, const char *s, int64_t *index)
 {
 	if (!s)
 		s = "";
-	struct str_key k = { s, strlen(s) };
-	uint64_t h = hash_bytes(s, k.len);
-	size_t i = table_find(&p->strings, h, str_eq, &k);
-	if (i == SIZE_MAX) {
-		char *copy = strdup(s);
-		if (!copy)
-			return -ENOMEM;
-		i = table_add(&p->strings, h, &copy);
-		if (i == SIZE_MAX) {
-			free(copy);
+	/* A proto3 string must be UTF-8 (a strict decoder drops the whole
+	 * profile), and names are hostile: written as psrec fold prints
+	 * them, control characters and broken UTF-8 as \xNN. */
+	struct buf esc = BUF_INIT;
+	size_t len = strlen(s);
+	if (!textesc_clean(s, len, 0)) {
+		if (textesc_buf(&esc, s, len, 0, NULL) != 0 || buf_append(&esc, "", 1) != 0) {
+			buf_free(&esc);
 			return -ENOMEM;
 		}
+		s = (const char *)esc.data;
+		len = esc.len - 1;
 	}
-	*index = (int64_t)i;
-	return 0;
+	struct str_key k = { s, len };
+	uint64_t h = hash_bytes(s, k.len);
+	size_t i = table_find(&p->strings, h, str_eq, &k);
+	int err = 0;
+	if (i == SIZE_MAX) {
+		char *copy = strdup(s);
+		if (copy)
+			i = table_add(&p->strings, h, &copy);
+		if (!copy || i == SIZE_MAX) {
+			free(copy);
+			err = -ENOMEM;
+		}
+	}
+	buf_free(&esc);
+	if (!err)
+		*index = (int64_t)i;
+	return err;
 }
 
 /* ---- life ------------------------------------------------------------------ */

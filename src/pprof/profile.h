@@ -28,7 +28,9 @@ struct profile;
 int profile_new(struct profile **p, size_t nvalues);
 void profile_free(struct profile *p);
 
-/* The index of s in the string table, added when new. NULL is "". 0 or -ENOMEM. */
+/* The index of s in the string table, added when new. NULL is "". A
+ * control character or a byte that is not UTF-8 is stored as \xNN
+ * (util/textesc.h): proto3 strings are UTF-8. 0 or -ENOMEM. */
 int profile_string(struct profile *p, const char *s, int64_t *index);
 
 /* sample_type[i] (i < nvalues): the type and unit of value i. 0 or -ENOMEM. */

@@ -6,6 +6,8 @@
 #  - the same for perf record -g's own file, a -z file and a pipe stream
 #    read from standard input;
 #  - filters (--pid, --comm, --no-kernel, --period, --time) and --event;
+#  - perf's and psrec's streams without EVENT_DESC: the names are their
+#    EVENT_UPDATE records' (type NAME, not SCALE);
 #  - bad input: missing, empty, truncated (10 cuts), random bytes: one line,
 #    exit 1, never a crash.
 . "$(dirname "$0")/lib.sh"
@@ -109,6 +111,51 @@ fold -i "$TMP/two.data" --event page-faults >"$TMP/pf.folded" || fail "--event p
 fold -i "$TMP/two.data" --event nosuch 2>"$TMP/ev.err" && fail "--event nosuch succeeded"
 grep -q "no event 'nosuch'; it has: cpu-clock" "$TMP/ev.err" || fail "--event nosuch: $(cat "$TMP/ev.err")"
 echo "ok: the first sampling event is folded and named; --event picks another"
+
+# ---- a stream's event names: its EVENT_UPDATE records -----------------------
+
+# perf and psrec send a stream's names twice: in EVENT_DESC (a HEADER_FEATURE
+# record) and in EVENT_UPDATE records of type NAME, which perf puts beside
+# UNIT and SCALE ones. A stream without EVENT_DESC (an older perf's) is named
+# by the EVENT_UPDATEs alone. no_event_desc IN OUT copies the stream without
+# its EVENT_DESC and prints "DROPPED NAMES": the EVENT_DESC records dropped
+# and the EVENT_UPDATE NAME records kept.
+no_event_desc() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+src = open(sys.argv[1], 'rb').read()
+out, pos, dropped, names = [src[:16]], 16, 0, 0
+while pos + 8 <= len(src):
+    t, _, size = struct.unpack_from('<IHH', src, pos)
+    if size < 8 or t == 66:  # tracing data would be followed by its payload
+        sys.exit('record of type %d, size %d at %d: not handled' % (t, size, pos))
+    rec = src[pos:pos + size]
+    kind = struct.unpack_from('<Q', rec, 8)[0] if size >= 16 else None
+    if t == 80 and kind == 12:
+        dropped += 1
+    else:
+        out.append(rec)
+    names += t == 78 and kind == 2
+    pos += size
+open(sys.argv[2], 'wb').write(b''.join(out))
+print(dropped, names)
+PY
+}
+"$PSREC" -q -e cpu-clock:u,task-clock -o - -- "$SPIN" 0.5 >"$TMP/ev-psrec.data" || fail "psrec -o - with two events failed"
+perf record -q -e cpu-clock:u,task-clock -o - -- "$SPIN" 0.5 >"$TMP/ev-perf.data" 2>/dev/null ||
+	fail "perf record -o - with two events failed"
+for who in psrec perf; do
+	counts=$(no_event_desc "$TMP/ev-$who.data" "$TMP/ev-$who-nodesc.data") || fail "$who: cannot strip EVENT_DESC"
+	[ "$counts" = "1 2" ] || fail "$who -o -: expected one EVENT_DESC and two EVENT_UPDATE names, got: $counts"
+	fold -i - <"$TMP/ev-$who-nodesc.data" >/dev/null 2>"$TMP/ev.err" || fail "$who: fold of the stream failed: $(cat "$TMP/ev.err")"
+	# "cpu-clock:u" is in no attr: only the EVENT_UPDATE can have named it
+	grep -q "folding event cpu-clock:u " "$TMP/ev.err" || fail "$who: fold did not name the event cpu-clock:u: $(cat -v "$TMP/ev.err")"
+	fold -i - --event task-clock <"$TMP/ev-$who-nodesc.data" >"$TMP/tc.folded" || fail "$who: --event task-clock failed"
+	grep -q 'hot_a' "$TMP/tc.folded" || fail "$who: --event task-clock folded no hot_a"
+	fold -i - --event nosuch <"$TMP/ev-$who-nodesc.data" 2>"$TMP/ev.err" && fail "$who: --event nosuch succeeded"
+	grep -q "it has: cpu-clock:u, task-clock$" "$TMP/ev.err" || fail "$who: --event nosuch: $(cat -v "$TMP/ev.err")"
+done
+echo "ok: a stream without EVENT_DESC is named by its EVENT_UPDATE name records (psrec's and perf's)"
 
 # ---- a replaced binary is refused, with one warning ------------------------
 

@@ -7,6 +7,7 @@
 #    spin's mapping is readelf's;
 #  - manythreads (threads named late-N): -tagfocus=comm=late-0 keeps that
 #    thread's samples alone, as many as psrec fold --comm late-0 counts;
+#    badcomm's name of terminal escapes is an escaped comm label;
 #  - perf record's own file, a -z file, a stream on standard input (its
 #    CLOCK_DATA a feature record) and a --call-graph dwarf file of nofp
 #    decode, with the expected leaf (and main;middle;leaf unwound); a call
@@ -116,6 +117,18 @@ grep -q "^Showing nodes accounting for $main, " "$TMP/main.txt" ||
 	fail "-tagfocus=comm=manythreads does not keep fold --comm manythreads' $main samples: $(grep -i total "$TMP/main.txt")"
 grep -q ' busy_main$' "$TMP/main.txt" || fail "the main thread has no busy_main: $(head -12 "$TMP/main.txt")"
 echo "ok: -tagfocus=comm=late-0 keeps that thread alone ($late samples, no busy_main), comm=manythreads fold's $main"
+
+# A thread name of terminal escapes (badcomm: ESC [ 2 J, BEL, "a;b", tab,
+# CSI, 0xff): the comm label is stored as psrec fold prints it (UTF-8, as
+# a proto3 string must be; ';' kept), and go tool pprof prints no control
+# byte of it.
+"$PSREC" -q -e cpu-clock -o "$TMP/bc.data" -- "$BADCOMM" 0.3 || fail "psrec of badcomm failed"
+"$PSREC" pprof -i "$TMP/bc.data" -o "$TMP/bc.pb.gz" 2>/dev/null || fail "psrec pprof of badcomm failed"
+gopprof -tags "$TMP/bc.pb.gz" >"$TMP/bc.tags" || fail "go tool pprof -tags failed: $(cat "$TMP/go.err")"
+grep -qF -- '): \x1b[2J\x07a;b\x09\xc2\x9b\xff' "$TMP/bc.tags" || fail "no escaped comm label: $(cat -v "$TMP/bc.tags")"
+perl -0777 -ne 'exit(/[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]/ ? 1 : 0)' "$TMP/bc.tags" ||
+	fail "go tool pprof printed control bytes of the profile: $(cat -v "$TMP/bc.tags")"
+echo "ok: a thread name of terminal escapes is an escaped, UTF-8 comm label"
 
 # ---- perf record's file, -z, --call-graph dwarf ------------------------------
 

@@ -1,7 +1,9 @@
 #!/bin/bash
 # psrec recover: repairs a file perf record left when killed with -9
 # (data.size 0), also compressed, never grows or shrinks it, refuses what
-# is not perf.data, and leaves healthy files alone.
+# is not perf.data, and leaves healthy files alone. A -z file whose zstd
+# data claims 2 GiB a record (zbomb) costs a bounded amount of memory, in
+# recover and in fold, markers and pprof, and loses only that data.
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
@@ -37,6 +39,46 @@ for z in "" -z; do
 	grep -q 'needs no repair' "$TMP/err.txt" || fail "$z: second run: $(cat "$TMP/err.txt")"
 	[ "$(md5sum <"$out")" = "$sum" ] || fail "$z: second recover modified the file"
 done
+
+# A 130 KB killed -z file (zbomb): 100 samples, then two COMPRESSED records
+# whose zstd data goes on in RLE blocks, 2 GiB each. recover held 1.07 GB;
+# now its memory is bounded, it says where and why it dropped the data,
+# and perf reads the 100 samples kept.
+maxrss() { sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p' "$1"; }
+# about 8 MB, 70 MB under ASan: the claim is gigabytes
+RSS_KB=262144
+"$ZBOMB" "$TMP/bomb.data" || fail "zbomb failed"
+size=$(stat -c %s "$TMP/bomb.data")
+"$BENCHRUN" "$TMP/cost" "$PSREC" recover "$TMP/bomb.data" 2>"$TMP/err.txt" || fail "recover of the bomb failed: $(cat "$TMP/err.txt")"
+rss=$(maxrss "$TMP/cost")
+{ [ "${rss:-0}" -gt 0 ] && [ "$rss" -lt $RSS_KB ]; } || fail "recover of a 130 KB file held ${rss:-?} KB"
+grep -Eq "^psrec: recovered $TMP/bomb.data: kept 101 records \(100 samples\), .*a COMPRESSED feature added \(mmap_len 4000\); dropped the data from offset [0-9]+ on: COMPRESSED record at offset [0-9]+ decompresses to more than 1073741824 bytes" "$TMP/err.txt" ||
+	fail "recover of the bomb: $(cat "$TMP/err.txt")"
+[ "$(wc -l <"$TMP/err.txt")" = 1 ] || fail "recover of the bomb: not one line: $(cat "$TMP/err.txt")"
+[ "$(stat -c %s "$TMP/bomb.data")" = "$size" ] || fail "recover changed the bomb's size"
+report -i "$TMP/bomb.data" >"$TMP/bomb.txt"
+grep -q "^# Samples: 100 " "$TMP/bomb.txt" || fail "perf report of the recovered bomb: $(head -20 "$TMP/bomb.txt") $(cat "$TMP/perf.err")"
+grep -q "zbomb" "$TMP/bomb.txt" || fail "perf report of the recovered bomb has no zbomb samples"
+grep -Eiq 'error|failed|decompress' "$TMP/perf.err" && fail "perf complained about the recovered bomb: $(cat "$TMP/perf.err")"
+"$PDCHECK" "$TMP/bomb.data" >/dev/null || fail "psrec's reader rejects the recovered bomb"
+echo "ok: recover of a decompression bomb: ${rss} KB, the bomb dropped with its reason, perf reads the 100 samples"
+
+# The same bomb finished, its COMPRESSED feature saying mmap_len 1 GiB:
+# fold, markers and pprof each read with a bounded memory and stop at it
+# with one line naming the record (they held 1 GiB).
+"$ZBOMB" -m 1073741824 "$TMP/fbomb.data" || fail "zbomb -m failed"
+for cmd in "fold -i $TMP/fbomb.data" "markers -i $TMP/fbomb.data" "pprof -i $TMP/fbomb.data -o $TMP/fbomb.pb.gz"; do
+	code=0
+	# shellcheck disable=SC2086  # the command's words
+	"$BENCHRUN" "$TMP/cost" "$PSREC" $cmd >/dev/null 2>"$TMP/err.txt" || code=$?
+	rss=$(maxrss "$TMP/cost")
+	{ [ "${rss:-0}" -gt 0 ] && [ "$rss" -lt $RSS_KB ]; } || fail "psrec $cmd held ${rss:-?} KB"
+	[ "$code" = 1 ] || fail "psrec $cmd: exit $code: $(cat "$TMP/err.txt")"
+	{ [ "$(wc -l <"$TMP/err.txt")" = 1 ] && grep -q "COMPRESSED record at offset [0-9]* decompresses to more than" "$TMP/err.txt"; } ||
+		fail "psrec $cmd: $(cat "$TMP/err.txt")"
+done
+[ -e "$TMP/fbomb.pb.gz" ] && fail "pprof left a profile of the bomb"
+echo "ok: fold, markers and pprof read a decompression bomb in bounded memory and name the record"
 
 # A finished psrec file is left alone.
 "$PSREC" -q -e cpu-clock -o "$TMP/ok.data" -- "$SPIN" 0.3 1 || fail "psrec failed"

@@ -2,10 +2,12 @@
  * test_compress.c - COMPRESSED records (src/format/compress.c) and reading
  * them back (src/format/reader.c): framing, spans that wrap, records that
  * straddle two COMPRESSED records, live COMPRESSED feature in a file that
- * was never finished, and the reader's mmap_len bound.
+ * was never finished, the reader's mmap_len bound, and its memory: a
+ * record is decoded a piece at a time, whatever it claims.
  */
 #include "test_helpers.h"
 
+#include <sys/resource.h>
 #include <zstd.h>
 
 #include "format/compress.h"
@@ -13,6 +15,8 @@
 #include "format/reader.h"
 #include "format/writer.h"
 #include "util/buf.h"
+
+#include "../tools/zbomb.h"
 
 #define SPAN (256 * 1024)
 
@@ -466,6 +470,122 @@ static void test_writer_pipe_stream_reads_back(void **state)
 	unlink(path);
 }
 
+/* perf's COMPRESSED records hold up to mmap_len of output each (hundreds
+ * of KiB), more than the reader decodes at a time: records cut between
+ * two pieces come back whole, every one in order. */
+static void test_reader_decodes_a_record_larger_than_its_buffer(void **state)
+{
+	(void)state;
+	char path[64];
+	int fd = th_tmpfile(path);
+	struct pd_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.sample_type = TH_SAMPLE_TYPE;
+	struct writer_event ev = { &attr, NULL, 0, NULL };
+	size_t cap = 3 * ZDECODE_BUF + 1000;
+	struct buf fb = BUF_INIT;
+	assert_int_equal(feature_compressed(&fb, 1, 0, (uint32_t)cap), 0);
+	struct writer_feature live = { PD_FEAT_COMPRESSED, fb.data, fb.len };
+	struct writer w;
+	assert_int_equal(writer_begin(&w, fd, &ev, 1), 0);
+	assert_int_equal(writer_append_feature(&w, &live), 0);
+	uint8_t *span = malloc(cap), *rec = malloc(65535);
+	size_t n = fill_samples(span, cap, 3, false);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_inBuffer in = { span, n, 0 };
+	ZSTD_outBuffer out = { rec + 8, 65535 - 8, 0 };
+	assert_int_equal(ZSTD_compressStream2(cc, &out, &in, ZSTD_e_flush), 0);
+	struct pd_event_header h = { PD_RECORD_COMPRESSED, 0, (uint16_t)(8 + out.pos) };
+	memcpy(rec, &h, sizeof(h));
+	struct iovec iov = { rec, h.size };
+	assert_int_equal(writer_append(&w, &iov, 1), 0);
+	assert_int_equal(writer_checkpoint(&w), 0);
+
+	struct reader r;
+	struct err e = { "" };
+	assert_int_equal(reader_open_file(&r, path, &e), 0);
+	struct reader_record rr;
+	size_t seen = 0;
+	int k;
+	while ((k = reader_next(&r, &rr, &e)) == 1) {
+		if (!rr.compressed)
+			continue; /* the feature record, the writer's round */
+		assert_int_equal(rr.type, PD_RECORD_SAMPLE);
+		assert_memory_equal(rr.data, span + seen * TH_SAMPLE_SIZE, TH_SAMPLE_SIZE);
+		seen++;
+	}
+	if (k < 0)
+		fail_msg("%s", e.msg);
+	assert_int_equal(seen, n / TH_SAMPLE_SIZE);
+	assert_int_equal(r.nr_compressed, 1);
+	assert_int_equal(r.z.cap, ZDECODE_BUF);
+	reader_close(&r);
+	ZSTD_freeCCtx(cc);
+	free(rec);
+	free(span);
+	buf_free(&fb);
+	close(fd);
+	unlink(path);
+}
+
+struct bomb_read {
+	int k;
+	uint64_t samples, others;
+	size_t cap;
+	char msg[256];
+	long maxrss_kb;
+};
+
+static void bomb_read_body(void *out, void *arg)
+{
+	struct bomb_read *b = out;
+	struct reader r;
+	struct err e = { "" };
+	if (reader_open_file(&r, arg, &e) == 0) {
+		struct reader_record rec;
+		while ((b->k = reader_next(&r, &rec, &e)) == 1) {
+			b->samples += rec.type == PD_RECORD_SAMPLE;
+			b->others += rec.type != PD_RECORD_SAMPLE;
+		}
+		b->cap = r.z.cap;
+		reader_close(&r);
+	}
+	snprintf(b->msg, sizeof(b->msg), "%s", e.msg);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	b->maxrss_kb = ru.ru_maxrss;
+}
+
+/*
+ * A finished 130 KB -z file whose COMPRESSED feature says mmap_len 1 GiB,
+ * and whose last records go on with the zstd frame in RLE blocks of 0x08:
+ * records of 2056 bytes that frame well, 2 GiB a COMPRESSED record. The
+ * reader held a record's whole output, 1 GiB; now the memory is one
+ * piece and zstd's window, and the record fails where its output passes
+ * the mmap_len (what fold, markers and pprof read with).
+ */
+static void test_reader_decompression_bomb_costs_no_memory(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	struct zbomb z = { 8, 2, 0, 100, 1u << 30 };
+	assert_int_equal(zbomb_build(&b, &z), 0);
+	char path[64];
+	th_write_file(path, b.data, b.len);
+	struct bomb_read run;
+	th_run_in_child(bomb_read_body, path, &run, sizeof(run));
+	/* about 4 MB, 60 MB under ASan; the claim was 1 GiB */
+	if (run.maxrss_kb > 256 * 1024)
+		fail_msg("the reader held %ld KiB", run.maxrss_kb);
+	assert_int_equal(run.k, -EINVAL);
+	assert_non_null(strstr(run.msg, "COMPRESSED record at offset 805 decompresses to more than 1073741824 bytes"));
+	assert_int_equal(run.samples, 100);
+	assert_true(run.others > 500000); /* COMM, then what the bomb framed: ~1 GiB of it */
+	assert_int_equal(run.cap, ZDECODE_BUF);
+	unlink(path);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +596,8 @@ int main(void)
 		cmocka_unit_test(test_compress_input_kept_counts_whole_chunks),
 		cmocka_unit_test(test_compressed_file_reads_back_killed_and_finished),
 		cmocka_unit_test(test_reader_rejects_compressed_record_bigger_than_mmap_len),
+		cmocka_unit_test(test_reader_decodes_a_record_larger_than_its_buffer),
+		cmocka_unit_test(test_reader_decompression_bomb_costs_no_memory),
 		cmocka_unit_test(test_reader_compressed_record_without_feature_is_explained),
 		cmocka_unit_test(test_writer_pipe_stream_reads_back),
 	};

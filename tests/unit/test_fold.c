@@ -1,13 +1,18 @@
 /*
  * test_fold.c - psrec fold's pieces that need no recording: the command
- * line (src/fold/cli.c) and the table of distinct stacks
- * (src/fold/stacks.c). The whole fold is checked against perf by
- * tests/integration/fold.sh.
+ * line (src/fold/cli.c), the table of distinct stacks (src/fold/stacks.c)
+ * and the event names of a crafted stream (src/fold/events.c). The whole
+ * fold is checked against perf by tests/integration/fold.sh.
  */
 #include "test_helpers.h"
 
 #include "fold/cli.h"
+#include "fold/events.h"
+#include "fold/fold.h"
 #include "fold/stacks.h"
+#include "format/reader.h"
+#include "format/writer.h"
+#include "util/buf.h"
 
 static int parse(bool flame, struct fold_cli *cli, struct err *e, ...)
 {
@@ -168,6 +173,136 @@ static void test_stacks_merge(void **state)
 	stacks_free(&s);
 }
 
+/* An EVENT_UPDATE of type t for id, its payload p (len bytes) padded to 8. */
+static void put_update(struct buf *b, uint64_t t, uint64_t id, const void *p, size_t len)
+{
+	size_t size = 24 + ((len + 7) & ~(size_t)7);
+	struct pd_event_header h = { PD_RECORD_EVENT_UPDATE, 0, (uint16_t)size };
+	assert_int_equal(buf_append(b, &h, sizeof(h)), 0);
+	assert_int_equal(buf_append_u64(b, t), 0);
+	assert_int_equal(buf_append_u64(b, id), 0);
+	assert_int_equal(buf_append(b, p, len), 0);
+	assert_int_equal(buf_append_zeros(b, size - 24 - len), 0);
+}
+
+/* A stream without EVENT_DESC (an older perf's, or one whose feature
+ * records were lost) names its events only by EVENT_UPDATE records of
+ * type NAME (2); perf sends UNIT (0) and SCALE (1, a double) ones beside
+ * them, which must not become names. Names no attr gives ("cpu-clock:u",
+ * a tracepoint's), so only the NAME records can have said them. */
+static void test_events_named_by_event_update_name_records(void **state)
+{
+	(void)state;
+	for (size_t nr = 2; nr >= 1; nr--) {
+		char path[64];
+		int fd = th_tmpfile(path);
+		struct pd_attr a[2];
+		memset(a, 0, sizeof(a));
+		a[0].type = PD_TYPE_SOFTWARE;
+		a[0].config = PD_SW_CPU_CLOCK;
+		a[0].sample_period = 4000;
+		a[0].sample_type = TH_SAMPLE_TYPE;
+		a[0].flags = PD_ATTR_FREQ | PD_ATTR_EXCLUDE_KERNEL;
+		a[1] = a[0];
+		a[1].type = PD_TYPE_TRACEPOINT;
+		a[1].config = 314;
+		uint64_t ids[2][2] = { { 11, 12 }, { 21, 22 } };
+		struct writer_event ev[2] = { { &a[0], ids[0], 2, "cpu-clock:u" },
+					      { &a[1], ids[1], 2, "sched:sched_switch" } };
+		struct writer w;
+		assert_int_equal(writer_begin_pipe(&w, fd, ev, nr, NULL, 0), 0);
+		/* what perf writes beside the names: unit and scale, for
+		 * every event; the names came first (the writer's), so a
+		 * SCALE taken for a name would replace them */
+		struct buf b = BUF_INIT;
+		double scale = 1e-6;
+		for (size_t i = 0; i < nr; i++) {
+			put_update(&b, PD_EVENT_UPDATE_UNIT, ids[i][1], "msec", 5);
+			put_update(&b, PD_EVENT_UPDATE_SCALE, ids[i][0], &scale, sizeof(scale));
+		}
+		uint8_t s[TH_SAMPLE_SIZE];
+		th_make_sample(s, 12, 0x1234, 3, 4, 99, 1, 250000);
+		assert_int_equal(buf_append(&b, s, sizeof(s)), 0);
+		struct iovec iov = { b.data, b.len };
+		assert_int_equal(writer_append(&w, &iov, 1), 0);
+		int ferr;
+		assert_int_equal(writer_finish(&w, NULL, 0, &ferr), 0);
+		close(fd);
+
+		struct reader r;
+		struct err e = { "" };
+		assert_int_equal(reader_open_file(&r, path, &e), 0);
+		assert_false(reader_has_feature(&r, PD_FEAT_EVENT_DESC));
+		struct events names;
+		assert_int_equal(events_read(&names, &r), 0);
+		assert_int_equal(names.nr, nr);
+		assert_string_equal(names.name[0], "cpu-clock:u");
+		assert_int_equal(events_find(&names, "cpu-clock"), 0);
+		if (nr == 2) {
+			assert_string_equal(names.name[1], "sched:sched_switch");
+			assert_int_equal(events_find(&names, "sched:sched_switch"), 1);
+		}
+		/* the names were read in a pass of their own: the records
+		 * start again from the first */
+		struct reader_record rec;
+		assert_int_equal(reader_next(&r, &rec, &e), 1);
+		assert_int_equal(rec.type, PD_RECORD_HEADER_ATTR);
+		events_free(&names);
+		reader_close(&r);
+		buf_free(&b);
+		unlink(path);
+	}
+}
+
+/* What a profiled program names (its comm, through prctl) and what a
+ * binary or file names (symbols, DSOs) reach a terminal through fold's
+ * lines: control characters and broken UTF-8 are escaped, ';' becomes ':'
+ * (it separates frames), and stacks that print alike are one line. */
+static void test_fold_write_escapes_names(void **state)
+{
+	(void)state;
+	static const char evil[] = "\x1b[2J\x1b]0;pwned\a", tabbed[] = "a\tb\nc\r", c1[] = "x\xc2\x9by",
+			  cut[] = "ab\xe6\x97", semi[] = "p;q", colon[] = "p:q", text[] = "caf\xc3\xa9 \\o/", m[] = "main";
+	struct fold_result r;
+	memset(&r, 0, sizeof(r));
+	stacks_init(&r.stacks);
+	struct flame_frame s1[] = { { evil, 0 }, { m, 0 }, { tabbed, 0 } };
+	struct flame_frame s2[] = { { c1, 0 }, { cut, 0 } };
+	struct flame_frame s3[] = { { semi, 0 }, { m, 0 } };
+	struct flame_frame s4[] = { { colon, 0 }, { m, 0 } };
+	struct flame_frame s5[] = { { text, 0 }, { m, 0 } };
+	assert_int_equal(stacks_add(&r.stacks, s1, 3, 5), 0);
+	assert_int_equal(stacks_add(&r.stacks, s2, 2, 1), 0);
+	assert_int_equal(stacks_add(&r.stacks, s3, 2, 2), 0);
+	assert_int_equal(stacks_add(&r.stacks, s4, 2, 3), 0);
+	assert_int_equal(stacks_add(&r.stacks, s5, 2, 4), 0);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	struct err e = { "" };
+	assert_int_equal(fold_write(f, &r, &e), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(out,
+			    "\\x1b[2J\\x1b]0:pwned\\x07;main;a\\x09b\\x0ac\\x0d 5\n"
+			    "caf\xc3\xa9 \\o/;main 4\n"
+			    "p:q;main 5\n"
+			    "x\\xc2\\x9by;ab\\xe6\\x97 1\n");
+	for (size_t i = 0; i < len; i++)
+		assert_true((unsigned char)out[i] >= 0x20 || out[i] == '\n');
+	/* the same stacks, the same bytes */
+	char *again = NULL;
+	size_t alen = 0;
+	f = open_memstream(&again, &alen);
+	assert_int_equal(fold_write(f, &r, &e), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(alen, len);
+	assert_memory_equal(again, out, len);
+	free(again);
+	free(out);
+	stacks_free(&r.stacks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +311,8 @@ int main(void)
 		cmocka_unit_test(test_cli_empty_paths_are_usage_errors),
 		cmocka_unit_test(test_cli_flamegraph),
 		cmocka_unit_test(test_stacks_merge),
+		cmocka_unit_test(test_events_named_by_event_update_name_records),
+		cmocka_unit_test(test_fold_write_escapes_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "marker/list.h"
 #include "marker/tp.h"
 #include "util/buf.h"
+#include "util/textesc.h"
 
 #define CPU_ID 1
 #define SEC 1000000000ULL
@@ -135,6 +136,19 @@ static char *listing(const struct marker_list *l)
 	assert_non_null(m);
 	struct err e = { "" };
 	assert_int_equal(marker_list_write(m, l, "x.data", &e), 0);
+	fclose(m);
+	return text;
+}
+
+/* What marker_list_write_json prints for input, malloc'd. */
+static char *json_listing(const struct marker_list *l, const char *input)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	assert_non_null(m);
+	struct err e = { "" };
+	assert_int_equal(marker_list_write_json(m, l, input, &e), 0);
 	fclose(m);
 	return text;
 }
@@ -516,6 +530,40 @@ static void test_unfinished_recording_markers_read_the_same(void **state)
 	unfinished = false;
 }
 
+/* A thread's name is the program's (prctl), and another writer's msg
+ * need not be escaped: neither reaches the terminal raw, in the listing
+ * or in JSON (which must stay UTF-8: a byte that is not is the text \xNN). */
+static void test_listing_escapes_comm_and_foreign_msg(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	put_comm(&b, 10, 10, "\x1b[2J\a\xc2\x9b\xff", 1 * SEC);
+	MARK(&b, 10, 10, 2 * SEC, "ABCD");
+	/* the msg as a writer that does not escape would leave it */
+	uint8_t *at = memmem(b.data, b.len, "ABCD", 4);
+	assert_non_null(at);
+	memcpy(at, "\x1b]0;", 4);
+	struct marker_list l;
+	struct marker_filter all = MARKER_FILTER_ALL;
+	read_list(&b, &l, &all);
+	assert_int_equal(l.n, 1);
+	char *text = listing(&l);
+	for (const char *p = text; *p; p++)
+		assert_true((unsigned char)*p >= 0x20 || *p == '\n');
+	assert_non_null(strstr(text, "  \\x1b[2J\\x07\\xc2\\x9b\\xff  mark       \\x1b]0;\n"));
+	free(text);
+	text = json_listing(&l, "x\x1b.data");
+	assert_non_null(strstr(text, "{\"input\": \"x\\u001b.data\""));
+	assert_non_null(strstr(text, "\"comm\": \"\\u001b[2J\\u0007\\u009b\\\\xff\""));
+	assert_non_null(strstr(text, "\"text\": \"\\u001b]0;\""));
+	/* line by line: printable UTF-8, nothing to escape */
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		assert_true(textesc_clean(line, strlen(line), 0));
+	free(text);
+	marker_list_free(&l);
+	buf_free(&b);
+}
+
 /* --json: one object, every string escaped (a msg's control bytes come
  * escaped by its writer already); exactly this. */
 static void test_json_listing(void **state)
@@ -531,13 +579,7 @@ static void test_json_listing(void **state)
 	struct marker_list l;
 	struct marker_filter all = MARKER_FILTER_ALL;
 	read_list(&b, &l, &all);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	assert_non_null(m);
-	struct err e = { "" };
-	assert_int_equal(marker_list_write_json(m, &l, "x.data", &e), 0);
-	fclose(m);
+	char *text = json_listing(&l, "x.data");
 	assert_string_equal(text,
 		"{\"input\": \"x.data\", \"first_sample_ns\": 1000000000, \"unmatched_ends\": 0, \"markers\": [\n"
 		"  {\"time\": 0.000000000, \"time_ns\": 1000000000, \"pid\": 1, \"tid\": 1, \"comm\": \"p\\\"q\", "
@@ -607,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_fold_between_reads_a_stream),
 		cmocka_unit_test(test_unfinished_recording_markers_read_the_same),
 		cmocka_unit_test(test_json_listing),
+		cmocka_unit_test(test_listing_escapes_comm_and_foreign_msg),
 		cmocka_unit_test(test_markers_cli),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,27 @@ static void test_profile_strings_interned_empty_first(void **state)
 	profile_free(p);
 }
 
+/* Names are a file's or a program's: a proto3 string must be UTF-8 (a
+ * strict decoder drops the whole profile otherwise), and no control
+ * character should reach whoever prints it. Stored as psrec fold prints
+ * them; the same bytes intern to the same entry. */
+static void test_profile_strings_escaped_utf8(void **state)
+{
+	(void)state;
+	struct profile *p;
+	assert_int_equal(profile_new(&p, 2), 0);
+	int64_t a, b, c;
+	assert_int_equal(profile_string(p, "\x1b[2Jab\xe6\x97", &a), 0);
+	assert_int_equal(profile_string(p, "\x1b[2Jab\xe6\x97", &b), 0);
+	assert_int_equal(profile_string(p, "caf\xc3\xa9", &c), 0);
+	assert_int_equal(a, b);
+	pb_profile *d = decode(p);
+	assert_string_equal(str(d, a), "\\x1b[2Jab\\xe6\\x97");
+	assert_string_equal(str(d, c), "caf\xc3\xa9");
+	perftools__profiles__profile__free_unpacked(d, NULL);
+	profile_free(p);
+}
+
 static void test_profile_locations_dedupe_by_content(void **state)
 {
 	(void)state;
@@ -290,6 +311,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_strings_interned_empty_first),
+		cmocka_unit_test(test_profile_strings_escaped_utf8),
 		cmocka_unit_test(test_profile_locations_dedupe_by_content),
 		cmocka_unit_test(test_profile_inlined_calls_are_lines_innermost_first),
 		cmocka_unit_test(test_profile_samples_merge_by_stack_and_labels),

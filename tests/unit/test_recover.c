@@ -6,6 +6,7 @@
  */
 #include "test_helpers.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <zstd.h>
 
@@ -15,6 +16,8 @@
 #include "format/recover.h"
 #include "format/writer.h"
 #include "util/buf.h"
+
+#include "../tools/zbomb.h"
 
 #define SPAN (1024 * 1024)
 
@@ -437,6 +440,63 @@ static void test_text_file_is_refused_and_untouched(void **state)
 	unlink(path);
 }
 
+/* What recover_file did in a child, and the most memory the child held. */
+struct bomb_run {
+	int err;
+	struct recover_result res;
+	long maxrss_kb;
+};
+
+static void bomb_body(void *out, void *arg)
+{
+	struct bomb_run *run = out;
+	struct err e = { "" };
+	run->err = recover_file(arg, &run->res, &e);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	run->maxrss_kb = ru.ru_maxrss;
+}
+
+/*
+ * A 130 KB killed -z file whose last two COMPRESSED records go on with the
+ * zstd frame in RLE blocks: 2 GiB each, of records that frame as 2056
+ * bytes without end. recover held each record's whole output to measure
+ * it, then to read it: 1.07 GB. Now the memory stays what psrec chose
+ * (a piece of 256 KiB, zstd's window), the data ends before the first
+ * such record with the reader's words, the samples before it are kept,
+ * and the new COMPRESSED feature sizes the buffer by what was kept.
+ */
+static void test_decompression_bomb_is_dropped_in_bounded_memory(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	struct zbomb z = { 8, 2, 0, 100, 0 };
+	assert_int_equal(zbomb_build(&b, &z), 0);
+	assert_true(b.len < 140 * 1024);
+	/* the first bomb: after the COMM and the samples' COMPRESSED record */
+	uint64_t first = ZBOMB_DATA + th_u16(b.data, ZBOMB_DATA + 6);
+	first += th_u16(b.data, first + 6);
+	assert_int_equal(th_u32(b.data, first), PD_RECORD_COMPRESSED);
+	char path[64];
+	th_write_file(path, b.data, b.len);
+	struct bomb_run run;
+	th_run_in_child(bomb_body, path, &run, sizeof(run));
+	assert_int_equal(run.err, 0);
+	/* about 5 MB, 65 MB under ASan; the claim was 2 GiB a record */
+	if (run.maxrss_kb > 256 * 1024)
+		fail_msg("recover held %ld KiB", run.maxrss_kb);
+	assert_true(run.res.changed);
+	assert_int_equal(run.res.samples, 100);
+	assert_int_equal(run.res.dropped_at, first);
+	assert_non_null(strstr(run.res.dropped_why, "decompresses to more than"));
+	assert_int_equal(run.res.data_size, first - ZBOMB_DATA);
+	assert_int_equal(run.res.mmap_len, 100 * ZBOMB_SAMPLE_SIZE);
+	assert_int_equal(file_size(path), (off_t)b.len);
+	assert_int_equal(read_samples(path), 100);
+	unlink(path);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_file_cut_in_its_feature_section_keeps_the_intact_features),
 		cmocka_unit_test(test_psrec01_append_window_file_keeps_every_sample),
 		cmocka_unit_test(test_text_file_is_refused_and_untouched),
+		cmocka_unit_test(test_decompression_bomb_is_dropped_in_bounded_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
