@@ -27,6 +27,21 @@ const struct pd_event_header writer_round_record = {
 	PD_RECORD_FINISHED_ROUND, 0, sizeof(struct pd_event_header)
 };
 
+/*
+ * The end mark: an ID_INDEX record with no entries, 16 bytes. The on-disk
+ * header of a file being written always ends its data right before one.
+ * A header with no feature bits makes hotspot's perfparser (4.12) read a
+ * BUILD_ID section entry {offset, size} at data.offset + data.size anyway
+ * (it takes such a little-endian header for a byte-swapped one); the
+ * mark's second u64 (nr, 0) is that size, so it reads no section. Perf
+ * 6.1 reads an ID_INDEX of 0 entries as nothing; perfparser says
+ * "unhandled event type 69" for it, as for the ID_INDEX perf record
+ * writes (docs/writer.md, W1).
+ */
+static const struct {
+	struct pd_event_header h;
+	uint64_t nr;
+} writer_mark = { { PD_RECORD_ID_INDEX, 0, 16 }, 0 };
 
 int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr)
 {
@@ -42,11 +57,12 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 	uint64_t attrs_off = ids_off + nr_ids * sizeof(uint64_t);
 	uint64_t data_off = attrs_off + nr * PD_FILE_ATTR_SIZE;
 
-	/* One buffer for ids, attrs and the opening round, written once. The
-	 * data starts with a FINISHED_ROUND, covered from the start: perf 6.1
-	 * refuses data.size 0 ("failed to process sample") but reads this as
-	 * the empty recording it is. */
-	size_t len = (size_t)(data_off - ids_off) + sizeof(writer_round_record);
+	/* One buffer for ids, attrs, the opening round and the end mark,
+	 * written once. The data starts with a FINISHED_ROUND, covered from
+	 * the start: perf 6.1 refuses data.size 0 ("failed to process
+	 * sample") but reads this as the empty recording it is. The mark
+	 * follows, uncovered, so the header ends the data before a mark. */
+	size_t len = (size_t)(data_off - ids_off) + sizeof(writer_round_record) + sizeof(writer_mark);
 	uint8_t *area = calloc(1, len);
 	if (!area)
 		return -ENOMEM;
@@ -63,6 +79,7 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 		memcpy(area + (attrs_off - ids_off) + i * PD_FILE_ATTR_SIZE, &fa, sizeof(fa));
 	}
 	memcpy(area + (data_off - ids_off), &writer_round_record, sizeof(writer_round_record));
+	memcpy(area + (data_off - ids_off) + sizeof(writer_round_record), &writer_mark, sizeof(writer_mark));
 
 	w->hdr.magic = PD_MAGIC;
 	w->hdr.size = PD_FILE_HEADER_SIZE;
@@ -81,7 +98,7 @@ int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t
 		return err;
 	w->data_offset = data_off;
 	w->committed = sizeof(writer_round_record);
-	w->end = data_off + sizeof(writer_round_record);
+	w->end = data_off + sizeof(writer_round_record) + sizeof(writer_mark);
 	return 0;
 }
 
@@ -215,9 +232,15 @@ int writer_checkpoint(struct writer *w)
 	if (w->pipe)
 		return 0;
 	uint64_t size = writer_data_size(w);
-	if (size == w->committed)
+	/* Nothing after the mark the header ends at. */
+	if (size == w->committed + sizeof(writer_mark))
 		return 0;
-	int err = io_pwrite_all(w->fd, &size, sizeof(size), PD_HEADER_DATA_SIZE_OFFSET);
+	/* A new mark first: the header moves before it only once it is
+	 * whole, and the old one, now covered, is a record like any other. */
+	struct iovec iov = { (void *)&writer_mark, sizeof(writer_mark) };
+	int err = writer_append(w, &iov, 1);
+	if (!err)
+		err = io_pwrite_all(w->fd, &size, sizeof(size), PD_HEADER_DATA_SIZE_OFFSET);
 	if (err)
 		return err;
 	w->committed = size;
@@ -270,6 +293,13 @@ int writer_finish(struct writer *w, const struct writer_feature *f, size_t nr,
 	if (ferr) {
 		memset(bits, 0, sizeof(bits));
 		file_end = w->end;
+		/* No table: perfparser reads one at the data's end all the
+		 * same (see writer_mark), so the data must end the file, or
+		 * a mark must follow it. The old header ends before its own
+		 * mark, which is below w->end. */
+		if (ftruncate(w->fd, (off_t)w->end) < 0 &&
+		    io_pwrite_all(w->fd, &writer_mark, sizeof(writer_mark), w->end) == 0)
+			file_end = w->end + sizeof(writer_mark);
 	}
 	/* One pwrite switches data.size and the bitmap together: before it
 	 * the old header (no features) is valid, after it the new one. */

@@ -13,6 +13,15 @@
  * SIGKILL leaves a file perf reads. Feature bits are
  * set only by writer_finish(), in the same pwrite as the final data.size.
  *
+ * Until then the data the header covers is always followed by an end
+ * mark, a 16-byte ID_INDEX record with no entries: writer_begin() writes
+ * one after the opening round, and each checkpoint appends one and moves
+ * data.size up to it. hotspot's perfparser reads a feature section entry
+ * at the data's end even from a header without feature bits, and takes
+ * the mark's zero entry count for that section's size (docs/writer.md,
+ * W1). Appends go after the mark; a covered mark is a record perf and
+ * perfparser skip.
+ *
  * A feature perf cannot read the data without (COMPRESSED: its mmap_len
  * sizes the decompression buffer) goes in as a HEADER_FEATURE record at
  * the start of the data too (writer_append_feature), which perf 6.1
@@ -63,7 +72,8 @@ struct writer_feature {
 
 /*
  * Write the header (data.size 8, no features), the ids and the attrs at the
- * start of fd; the record stream begins right after them. -errno on error.
+ * start of fd; the record stream begins right after them, with the
+ * opening FINISHED_ROUND (covered) and an end mark (not). -errno on error.
  */
 int writer_begin(struct writer *w, int fd, const struct writer_event *ev, size_t nr);
 
@@ -93,7 +103,8 @@ int writer_begin_pipe(struct writer *w, int fd, const struct writer_event *ev, s
  */
 int writer_append(struct writer *w, const struct iovec *iov, int iovcnt);
 
-/* Bytes of record data written so far (complete records only). */
+/* Bytes of record data written so far (complete records only, the end
+ * marks included). */
 static inline uint64_t writer_data_size(const struct writer *w)
 {
 	return w->end - w->data_offset;
@@ -111,9 +122,11 @@ extern const struct pd_event_header writer_round_record;
 /* End a round (one drain pass): append a FINISHED_ROUND record. */
 int writer_round(struct writer *w);
 
-/* Make the on-disk header cover every complete append: data.size is
- * rewritten (one 8-byte pwrite, so it is never half written); a no-op in
- * pipe mode. */
+/* Make the on-disk header cover every complete append: an end mark is
+ * appended, then data.size is rewritten to end right before it (one
+ * 8-byte pwrite, so it is never half written); a no-op in pipe mode and
+ * when nothing was appended since the last checkpoint. -errno (the
+ * mark's append error sticks as any append's). */
 int writer_checkpoint(struct writer *w);
 
 /*
@@ -124,7 +137,9 @@ int writer_checkpoint(struct writer *w);
  * rewrite the header (data.size and the feature bitmap in one pwrite),
  * then truncate anything past the features (a partial append). If the
  * features cannot be written (disk full), the file is finished without
- * them (still valid) and *features_error gets the -errno. Returns 0, or
+ * them (still valid: cut at the data's end first, or, where it cannot be
+ * cut, with an end mark after the data) and *features_error gets the
+ * -errno. Returns 0, or
  * -errno when even the header could not be rewritten. Pipe mode: nothing
  * to do.
  */

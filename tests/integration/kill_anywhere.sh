@@ -4,6 +4,9 @@
 # N-th pwritev; pipe mode: write, writev), then at random times, and check
 # that every file left behind is readable by perf report as it is, or
 # becomes so with psrec recover, which keeps every complete sample.
+# Files (not pipe streams) must also be read by hotspot's perfparser, under
+# a memory limit, as they are: every sample the header covers (-z: Debian's
+# perfparser has no zstd, so only without a crash).
 # MODE: plain, z, g, pipe. Checks the writer invariants W1-W4 of
 # docs/writer.md.
 # shellcheck source=lib.sh
@@ -21,6 +24,17 @@ g) opts=(-g); syscalls=(pwrite64 pwritev) ;;
 pipe) opts=(); syscalls=(write writev) ;;
 *) fail "unknown mode $mode" ;;
 esac
+HSPARSER=${HSPARSER:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
+hotspot=false
+if [ "$mode" != pipe ]; then
+	if [ -x "$HSPARSER" ]; then
+		hotspot=true
+	elif [ "${PSREC_REQUIRE_PERF:-0}" = 1 ]; then
+		fail "hotspot's perfparser is not installed (Debian: apt-get install hotspot)"
+	else
+		echo "note: hotspot's perfparser is not installed, not checked"
+	fi
+fi
 # A small ring at a high rate: a pass every few ms, so the first writes
 # cover setup, many passes, and the finish.
 rec=(-q "${opts[@]}" -m 1 -F 4000 -e cpu-clock)
@@ -51,6 +65,22 @@ perf_verdict() {
 	echo "ok $(report_samples <<<"$txt")"
 }
 
+# hotspot_reads WHAT: hotspot's perfparser reads the file as it is (W1):
+# it exits 0 within a memory limit (a killed file's header has no feature
+# bits, and perfparser reads a section entry after the data all the same),
+# and finds every sample the header covers.
+hotspot_reads() {
+	$hotspot || return 0
+	local rc=0 covered got
+	(ulimit -v 1048576 && exec timeout 120 "$HSPARSER" --input "$out" --output "$TMP/k.pp") \
+		2>"$TMP/hs.err" || rc=$?
+	[ "$rc" = 0 ] || fail "$1: hotspot-perfparser exited $rc: $(grep -v '^QFile' "$TMP/hs.err" | tail -n 3 | paste -sd'|')"
+	[ "$mode" = z ] && return 0
+	covered=$("$PDCHECK" "$out" | sed -n 's/^samples //p')
+	got=$("$HSDECODE" "$TMP/k.pp" | sed -n 's/^samples //p') || fail "$1: cannot decode hotspot-perfparser's output"
+	[ "$got" = "$covered" ] || fail "$1: hotspot reads ${got:-no} samples, the header covers $covered"
+}
+
 readable=0 recovered=0 absent=0 total=0
 check() { # check WHAT: the file left by a killed recording
 	total=$((total + 1))
@@ -71,6 +101,7 @@ check() { # check WHAT: the file left by a killed recording
 			cat "$TMP/pdcheck.err" >&2
 			fail "$1: perf reads the file, psrec's reader does not"
 		}
+		hotspot_reads "$1"
 		return 0
 	fi
 	[ "$mode" = pipe ] && { cat "$TMP/perf.err" >&2; fail "$1: pipe stream unreadable"; }

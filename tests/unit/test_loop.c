@@ -26,8 +26,9 @@
 #define RING_SIZE 4096
 /* TIME in a TH_SAMPLE_TYPE sample: header, IDENTIFIER, IP, TID, then TIME. */
 #define TIME_OFF  32
-/* the FINISHED_ROUND every file's data opens with (writer_begin) */
-#define R0        8
+/* what writer_begin puts in the data: the opening FINISHED_ROUND and an
+ * end mark (a 16-byte ID_INDEX) */
+#define D0        (8 + 16)
 
 struct fx {
 	char path[64];
@@ -195,17 +196,19 @@ static void test_loop_drain_writes_all_rings_then_one_finished_round(void **stat
 	uint32_t types[32];
 	uint64_t ips[32];
 	size_t n = file_records(f, types, ips, 32);
-	/* opening round, ring 0 (2 samples + MMAP2), ring 1, ring 2, round */
-	assert_int_equal(n, 1 + 3 + 1 + 4 + 1);
+	/* opening round, its end mark, ring 0 (2 samples + MMAP2), ring 1,
+	 * ring 2, round */
+	assert_int_equal(n, 2 + 3 + 1 + 4 + 1);
 	assert_int_equal(types[0], PD_RECORD_FINISHED_ROUND);
+	assert_int_equal(types[1], PD_RECORD_ID_INDEX);
 	assert_int_equal(types[n - 1], PD_RECORD_FINISHED_ROUND);
 	assert_int_equal(count_type(types, n, PD_RECORD_FINISHED_ROUND), 2);
 	const uint64_t want[] = {
-		0, sample_ip(0, 0), sample_ip(0, 1), 0, sample_ip(1, 0),
+		0, 0, sample_ip(0, 0), sample_ip(0, 1), 0, sample_ip(1, 0),
 		sample_ip(2, 0), sample_ip(2, 1), sample_ip(2, 2), sample_ip(2, 3), 0,
 	};
 	assert_memory_equal(ips, want, sizeof(want));
-	assert_int_equal(types[3], PD_RECORD_MMAP2);
+	assert_int_equal(types[4], PD_RECORD_MMAP2);
 
 	assert_all_released(f);
 	assert_int_equal(f->st.passes, 1);
@@ -235,16 +238,16 @@ static void test_loop_drain_each_pass_ends_with_its_own_round(void **state)
 	uint64_t ips[32];
 	size_t n = file_records(f, types, ips, 32);
 	const uint32_t want_types[] = {
-		PD_RECORD_FINISHED_ROUND,
+		PD_RECORD_FINISHED_ROUND, PD_RECORD_ID_INDEX,
 		PD_RECORD_SAMPLE, PD_RECORD_SAMPLE, PD_RECORD_FINISHED_ROUND,
 		PD_RECORD_SAMPLE, PD_RECORD_SAMPLE, PD_RECORD_FINISHED_ROUND,
 	};
 	assert_int_equal(n, sizeof(want_types) / sizeof(want_types[0]));
 	assert_memory_equal(types, want_types, sizeof(want_types));
-	assert_int_equal(ips[1], sample_ip(0, 0));
-	assert_int_equal(ips[2], sample_ip(2, 0));
-	assert_int_equal(ips[4], sample_ip(1, 0));
-	assert_int_equal(ips[5], sample_ip(1, 1));
+	assert_int_equal(ips[2], sample_ip(0, 0));
+	assert_int_equal(ips[3], sample_ip(2, 0));
+	assert_int_equal(ips[5], sample_ip(1, 0));
+	assert_int_equal(ips[6], sample_ip(1, 1));
 	assert_int_equal(f->st.passes, 2);
 	assert_int_equal(f->st.tally.samples, 4);
 	assert_all_released(f);
@@ -261,10 +264,10 @@ static void test_loop_drain_skips_a_corrupted_ring_and_keeps_the_others(void **s
 	uint32_t types[8];
 	uint64_t ips[8];
 	size_t n = file_records(f, types, ips, 8);
-	assert_int_equal(n, 4);
-	assert_int_equal(ips[1], sample_ip(0, 0));
-	assert_int_equal(ips[2], sample_ip(2, 0));
-	assert_int_equal(types[3], PD_RECORD_FINISHED_ROUND);
+	assert_int_equal(n, 5);
+	assert_int_equal(ips[2], sample_ip(0, 0));
+	assert_int_equal(ips[3], sample_ip(2, 0));
+	assert_int_equal(types[4], PD_RECORD_FINISHED_ROUND);
 	assert_int_equal(f->st.bad_spans, 1);
 	assert_int_equal(f->st.tally.samples, 2);
 }
@@ -356,10 +359,10 @@ static void test_loop_drain_short_write_tallies_only_what_reached_the_file(void 
 	uint32_t types[8];
 	uint64_t ips[8];
 	size_t n = file_records(f, types, ips, 8);
-	assert_int_equal(n, 4);
-	assert_int_equal(ips[1], sample_ip(0, 0));
-	assert_int_equal(ips[2], sample_ip(0, 1));
-	assert_int_equal(ips[3], sample_ip(1, 0));
+	assert_int_equal(n, 5);
+	assert_int_equal(ips[2], sample_ip(0, 0));
+	assert_int_equal(ips[3], sample_ip(0, 1));
+	assert_int_equal(ips[4], sample_ip(1, 0));
 }
 
 /* ---- compressed passes ---------------------------------------------- */
@@ -411,11 +414,12 @@ static void test_loop_drain_compressed_writes_compressed_records_then_one_round(
 	uint32_t types[32];
 	uint64_t ips[32];
 	size_t n = file_records(f, types, ips, 32);
-	/* opening round, one COMPRESSED record per ring (small spans: one
-	 * chunk each), then the pass's round, uncompressed */
-	assert_int_equal(n, 1 + NR_RINGS + 1);
+	/* opening round, its end mark, one COMPRESSED record per ring (small
+	 * spans: one chunk each), then the pass's round, uncompressed */
+	assert_int_equal(n, 2 + NR_RINGS + 1);
 	assert_int_equal(types[0], PD_RECORD_FINISHED_ROUND);
-	for (size_t i = 1; i < n - 1; i++)
+	assert_int_equal(types[1], PD_RECORD_ID_INDEX);
+	for (size_t i = 2; i < n - 1; i++)
 		assert_int_equal(types[i], PD_RECORD_COMPRESSED);
 	assert_int_equal(types[n - 1], PD_RECORD_FINISHED_ROUND);
 
@@ -478,7 +482,7 @@ static size_t first_record_size(void **state)
 	assert_int_equal(loop_drain(&f->s, &f->w, &f->c, &f->st), 0);
 	size_t len;
 	uint8_t *p = th_read_file(f->path, &len);
-	size_t size = th_u16(p, (size_t)f->w.data_offset + R0 + 6);
+	size_t size = th_u16(p, (size_t)f->w.data_offset + D0 + 6);
 	free(p);
 	compress_free(&z);
 	return size;

@@ -74,12 +74,50 @@ static void begin2(struct fx *f)
 #define IDS_OFF   104
 #define ATTRS_OFF (104 + 5 * 8)
 #define DATA_OFF  (ATTRS_OFF + 2 * 144)
-/* the FINISHED_ROUND every file's data opens with */
+/* the FINISHED_ROUND every file's data opens with, all the first
+ * header covers */
 #define R0 8
+/* the end mark that follows it, and every checkpointed end: an ID_INDEX
+ * record of 0 entries */
+#define MARK 16
+/* the data writer_begin writes */
+#define D0 (R0 + MARK)
+
+/* The 16 bytes at data.offset + data.size of the on-disk header are an
+ * end mark: what hotspot's perfparser reads as the {offset, size} of a
+ * feature section in a header without feature bits gives size 0. */
+static void assert_mark_at_data_end(const uint8_t *p, size_t len)
+{
+	uint64_t end = th_u64(p, 40) + th_u64(p, 48);
+	assert_true(end + MARK <= len);
+	assert_int_equal(th_u32(p, end), PD_RECORD_ID_INDEX);
+	assert_int_equal(th_u16(p, end + 6), MARK);
+	assert_int_equal(th_u64(p, end + 8), 0);
+}
+
+/* The next record is an end mark that a later checkpoint covered. */
+static void assert_next_is_mark(struct reader *r, struct err *e)
+{
+	struct reader_record rec;
+	assert_int_equal(reader_next(r, &rec, e), 1);
+	assert_int_equal(rec.type, PD_RECORD_ID_INDEX);
+	assert_int_equal(rec.size, MARK);
+	assert_true(th_all_zero(rec.data + 8, 8));
+}
 
 static uint8_t *slurp(struct fx *f, size_t *len)
 {
 	return th_read_file(f->path, len);
+}
+
+/* Append n FINISHED_ROUNDs, one writer_append each. */
+static void append_round(struct fx *f, int n)
+{
+	struct pd_event_header round = { PD_RECORD_FINISHED_ROUND, 0, 8 };
+	for (int i = 0; i < n; i++) {
+		struct iovec v = { &round, 8 };
+		assert_int_equal(writer_append(&f->w, &v, 1), 0);
+	}
 }
 
 /* ---- header, ids, attrs -------------------------------------------- */
@@ -90,7 +128,7 @@ static void test_writer_begin_header_fields_at_documented_offsets(void **state)
 	begin2(f);
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(len, DATA_OFF + R0);
+	assert_int_equal(len, DATA_OFF + D0);
 	assert_int_equal(th_u64(p, 0), 0x32454c4946524550ULL); /* magic */
 	assert_memory_equal(p, "PERFILE2", 8);
 	assert_int_equal(th_u64(p, 8), 104);                    /* size */
@@ -103,8 +141,9 @@ static void test_writer_begin_header_fields_at_documented_offsets(void **state)
 	assert_int_equal(th_u64(p, 64), 0);
 	assert_true(th_all_zero(p + 72, 32));                   /* feature bitmap */
 	assert_int_equal(f->w.data_offset, DATA_OFF);
-	assert_int_equal(writer_data_size(&f->w), R0);
+	assert_int_equal(writer_data_size(&f->w), D0);
 	assert_int_equal(f->w.error, 0);
+	assert_mark_at_data_end(p, len);
 	free(p);
 }
 
@@ -170,7 +209,7 @@ static void test_writer_attr_fields_at_documented_offsets(void **state)
 	assert_int_equal(th_u64(p, at + 136), 8);
 	assert_int_equal(th_u64(p, 104), 7);
 	assert_int_equal(th_u64(p, 40), at + 144);
-	assert_int_equal(len, at + 144 + R0);
+	assert_int_equal(len, at + 144 + D0);
 	free(p);
 }
 
@@ -199,7 +238,7 @@ static void test_writer_attr_without_ids_has_empty_ids_section(void **state)
 	assert_int_equal(th_u64(p, 104 + 128), 0);
 	assert_int_equal(th_u64(p, 104 + 136), 0);
 	assert_int_equal(th_u64(p, 40), 104 + 144);
-	assert_int_equal(len, 104 + 144 + R0);
+	assert_int_equal(len, 104 + 144 + D0);
 	free(p);
 }
 
@@ -234,31 +273,39 @@ static void test_writer_append_and_checkpoint_cover_exactly_the_appended_bytes(v
 		{ s1, sizeof(s1) }, { s2, sizeof(s2) }, { &round, sizeof(round) },
 	};
 	assert_int_equal(writer_append(&f->w, iov, 3), 0);
-	assert_int_equal(writer_data_size(&f->w), R0 + 2 * TH_SAMPLE_SIZE + 8);
+	assert_int_equal(writer_data_size(&f->w), D0 + 2 * TH_SAMPLE_SIZE + 8);
 
-	/* not yet checkpointed: the on-disk header covers the opening round */
+	/* not yet checkpointed: the on-disk header covers the opening round,
+	 * and the records go after its end mark, which stays */
 	size_t len;
 	uint8_t *p = slurp(f, &len);
 	assert_int_equal(th_u64(p, 48), R0);
 	assert_true(th_all_zero(p + 72, 32));
-	assert_int_equal(len, DATA_OFF + R0 + 2 * TH_SAMPLE_SIZE + 8);
+	assert_int_equal(len, DATA_OFF + D0 + 2 * TH_SAMPLE_SIZE + 8);
+	assert_mark_at_data_end(p, len);
 	free(p);
 
+	/* the checkpoint appends a mark and ends the data right before it;
+	 * the old mark is covered data now */
 	assert_int_equal(writer_checkpoint(&f->w), 0);
 	p = slurp(f, &len);
-	assert_int_equal(th_u64(p, 48), R0 + 2 * TH_SAMPLE_SIZE + 8);
+	assert_int_equal(th_u64(p, 48), D0 + 2 * TH_SAMPLE_SIZE + 8);
 	assert_true(th_all_zero(p + 72, 32)); /* checkpoints never set features */
-	assert_memory_equal(p + DATA_OFF + R0, s1, sizeof(s1));
-	assert_memory_equal(p + DATA_OFF + R0 + TH_SAMPLE_SIZE, s2, sizeof(s2));
-	assert_memory_equal(p + DATA_OFF + R0 + 2 * TH_SAMPLE_SIZE, &round, 8);
+	assert_memory_equal(p + DATA_OFF + D0, s1, sizeof(s1));
+	assert_memory_equal(p + DATA_OFF + D0 + TH_SAMPLE_SIZE, s2, sizeof(s2));
+	assert_memory_equal(p + DATA_OFF + D0 + 2 * TH_SAMPLE_SIZE, &round, 8);
+	assert_int_equal(len, DATA_OFF + D0 + 2 * TH_SAMPLE_SIZE + 8 + MARK);
+	assert_mark_at_data_end(p, len);
+	assert_int_equal(writer_data_size(&f->w), D0 + 2 * TH_SAMPLE_SIZE + 8 + MARK);
 	free(p);
 
-	/* a second append + checkpoint moves data.size again */
+	/* a second append + checkpoint moves data.size again, over the mark */
 	struct iovec one = { &round, sizeof(round) };
 	assert_int_equal(writer_append(&f->w, &one, 1), 0);
 	assert_int_equal(writer_checkpoint(&f->w), 0);
 	p = slurp(f, &len);
-	assert_int_equal(th_u64(p, 48), R0 + 2 * TH_SAMPLE_SIZE + 16);
+	assert_int_equal(th_u64(p, 48), D0 + 2 * TH_SAMPLE_SIZE + 8 + MARK + 8);
+	assert_mark_at_data_end(p, len);
 	free(p);
 }
 
@@ -270,6 +317,15 @@ static void test_writer_checkpoint_without_new_data_is_noop(void **state)
 	size_t len;
 	uint8_t *p = slurp(f, &len);
 	assert_int_equal(th_u64(p, 48), R0);
+	assert_int_equal(len, DATA_OFF + D0); /* no second mark */
+	free(p);
+	/* nor right after a checkpoint: its own mark is not new data */
+	append_round(f, 1);
+	assert_int_equal(writer_checkpoint(&f->w), 0);
+	assert_int_equal(writer_checkpoint(&f->w), 0);
+	p = slurp(f, &len);
+	assert_int_equal(th_u64(p, 48), D0 + 8);
+	assert_int_equal(len, DATA_OFF + D0 + 8 + MARK);
 	free(p);
 }
 
@@ -280,7 +336,7 @@ static void test_writer_append_of_zero_bytes_is_noop(void **state)
 	struct iovec iov[2] = { { (void *)"", 0 }, { (void *)"", 0 } };
 	assert_int_equal(writer_append(&f->w, iov, 2), 0);
 	assert_int_equal(writer_append(&f->w, NULL, 0), 0);
-	assert_int_equal(writer_data_size(&f->w), R0);
+	assert_int_equal(writer_data_size(&f->w), D0);
 }
 
 static void test_writer_append_more_than_64_iovecs(void **state)
@@ -298,7 +354,7 @@ static void test_writer_append_more_than_64_iovecs(void **state)
 		iov[i].iov_len = 8;
 	}
 	assert_int_equal(writer_append(&f->w, iov, N), 0);
-	assert_int_equal(writer_data_size(&f->w), R0 + N * 8);
+	assert_int_equal(writer_data_size(&f->w), D0 + N * 8);
 	/* the caller's iovecs are left intact */
 	for (int i = 0; i < N; i++) {
 		assert_ptr_equal(iov[i].iov_base, &recs[i]);
@@ -307,8 +363,8 @@ static void test_writer_append_more_than_64_iovecs(void **state)
 	assert_int_equal(writer_checkpoint(&f->w), 0);
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(len, DATA_OFF + R0 + N * 8);
-	assert_memory_equal(p + DATA_OFF + R0, recs, sizeof(recs));
+	assert_int_equal(len, DATA_OFF + D0 + N * 8 + MARK);
+	assert_memory_equal(p + DATA_OFF + D0, recs, sizeof(recs));
 	free(p);
 }
 
@@ -332,32 +388,23 @@ static void test_writer_append_many_iovecs_of_mixed_and_zero_lengths(void **stat
 		total += l;
 	}
 	assert_int_equal(writer_append(&f->w, iov, N), 0);
-	assert_int_equal(writer_data_size(&f->w), R0 + total);
+	assert_int_equal(writer_data_size(&f->w), D0 + total);
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(len, DATA_OFF + R0 + total);
-	assert_memory_equal(p + DATA_OFF + R0, expect, total);
+	assert_int_equal(len, DATA_OFF + D0 + total);
+	assert_memory_equal(p + DATA_OFF + D0, expect, total);
 	free(p);
 	free(expect);
 }
 
 /* ---- finish and the feature table ---------------------------------- */
 
-static void append_round(struct fx *f, int n)
-{
-	struct pd_event_header round = { PD_RECORD_FINISHED_ROUND, 0, 8 };
-	for (int i = 0; i < n; i++) {
-		struct iovec v = { &round, 8 };
-		assert_int_equal(writer_append(&f->w, &v, 1), 0);
-	}
-}
-
 static void test_writer_finish_writes_feature_table_in_ascending_order_after_data(void **state)
 {
 	struct fx *f = *state;
 	begin2(f);
 	append_round(f, 3);
-	const uint64_t dsize = R0 + 24;
+	const uint64_t dsize = D0 + 24;
 	/* payload sizes chosen odd so offsets are not aligned */
 	static const uint8_t p3[5] = "host";
 	static const uint8_t p7[8] = { 4, 0, 0, 0, 2, 0, 0, 0 };
@@ -407,8 +454,8 @@ static void test_writer_finish_without_features_ends_file_at_data_end(void **sta
 	assert_int_equal(ferr, 0);
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(len, DATA_OFF + R0 + 16);
-	assert_int_equal(th_u64(p, 48), R0 + 16);
+	assert_int_equal(len, DATA_OFF + D0 + 16);
+	assert_int_equal(th_u64(p, 48), D0 + 16);
 	assert_true(th_all_zero(p + 72, 32));
 	free(p);
 }
@@ -423,9 +470,9 @@ static void expect_features_rejected(struct fx *f, const struct writer_feature *
 	assert_true(ferr < 0);
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(th_u64(p, 48), R0 + 16);
+	assert_int_equal(th_u64(p, 48), D0 + 16);
 	assert_true(th_all_zero(p + 72, 32));
-	assert_int_equal(len, DATA_OFF + R0 + 16); /* no table, no payloads */
+	assert_int_equal(len, DATA_OFF + D0 + 16); /* no table, no payloads */
 	free(p);
 
 	struct reader r;
@@ -436,7 +483,7 @@ static void expect_features_rejected(struct fx *f, const struct writer_feature *
 	while ((rc = reader_next(&r, &rec, &e)) == 1)
 		n++;
 	assert_int_equal(rc, 0);
-	assert_int_equal(n, 3); /* with the opening round */
+	assert_int_equal(n, 4); /* with the opening round and its mark */
 	for (unsigned b = 0; b < PD_FEAT_BITS; b++)
 		assert_false(reader_has_feature(&r, b));
 	reader_close(&r);
@@ -475,7 +522,7 @@ static void test_writer_failed_append_is_sticky_and_not_counted(void **state)
 	th_make_sample(s1, 101, 1, 2, 3, 4, 0, 5);
 	struct iovec v = { s1, sizeof(s1) };
 	assert_int_equal(writer_append(&f->w, &v, 1), 0);
-	assert_int_equal(writer_data_size(&f->w), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(writer_data_size(&f->w), D0 + TH_SAMPLE_SIZE);
 
 	/* the same fd number now refers to the file opened read-only */
 	int ro = open(f->path, O_RDONLY);
@@ -486,7 +533,7 @@ static void test_writer_failed_append_is_sticky_and_not_counted(void **state)
 	struct iovec two[2] = { { s1, sizeof(s1) }, { s1, sizeof(s1) } };
 	assert_int_equal(writer_append(&f->w, two, 2), -EBADF);
 	assert_int_equal(f->w.error, -EBADF);
-	assert_int_equal(writer_data_size(&f->w), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(writer_data_size(&f->w), D0 + TH_SAMPLE_SIZE);
 
 	/* the fd works again, but the writer refuses: the error is sticky */
 	int rw = open(f->path, O_RDWR);
@@ -494,14 +541,14 @@ static void test_writer_failed_append_is_sticky_and_not_counted(void **state)
 	assert_int_equal(dup2(rw, f->fd), f->fd);
 	close(rw);
 	assert_int_equal(writer_append(&f->w, &v, 1), -EBADF);
-	assert_int_equal(writer_data_size(&f->w), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(writer_data_size(&f->w), D0 + TH_SAMPLE_SIZE);
 
 	int ferr = 1;
 	assert_int_equal(writer_finish(&f->w, NULL, 0, &ferr), 0);
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(th_u64(p, 48), R0 + TH_SAMPLE_SIZE);
-	assert_int_equal(len, DATA_OFF + R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(th_u64(p, 48), D0 + TH_SAMPLE_SIZE);
+	assert_int_equal(len, DATA_OFF + D0 + TH_SAMPLE_SIZE);
 	free(p);
 }
 
@@ -524,11 +571,11 @@ static void test_writer_enospc_append_is_sticky_and_keeps_data_size(void **state
 
 	assert_int_equal(writer_append(&f->w, &v, 1), -ENOSPC);
 	assert_int_equal(f->w.error, -ENOSPC);
-	assert_int_equal(writer_data_size(&f->w), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(writer_data_size(&f->w), D0 + TH_SAMPLE_SIZE + MARK);
 	/* sticky, even for an empty append */
 	assert_int_equal(writer_append(&f->w, &v, 1), -ENOSPC);
 	assert_int_equal(writer_append(&f->w, NULL, 0), -ENOSPC);
-	assert_int_equal(writer_data_size(&f->w), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(writer_data_size(&f->w), D0 + TH_SAMPLE_SIZE + MARK);
 	/* nothing new since the checkpoint: no write attempted */
 	assert_int_equal(writer_checkpoint(&f->w), 0);
 	/* the header cannot be rewritten on /dev/full */
@@ -538,7 +585,7 @@ static void test_writer_enospc_append_is_sticky_and_keeps_data_size(void **state
 	/* the file itself still holds the checkpointed, readable recording */
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(th_u64(p, 48), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(th_u64(p, 48), D0 + TH_SAMPLE_SIZE);
 	free(p);
 	struct reader r;
 	struct err e = { "" };
@@ -546,6 +593,7 @@ static void test_writer_enospc_append_is_sticky_and_keeps_data_size(void **state
 	struct reader_record rec;
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
 	assert_int_equal(rec.type, PD_RECORD_FINISHED_ROUND); /* the opening one */
+	assert_next_is_mark(&r, &e);
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
 	assert_memory_equal(rec.data, s1, sizeof(s1));
 	assert_int_equal(reader_next(&r, &rec, &e), 0);
@@ -563,6 +611,14 @@ static void test_writer_checkpoint_reports_write_error(void **state)
 	assert_int_equal(dup2(full, f->fd), f->fd);
 	close(full);
 	assert_int_equal(writer_checkpoint(&f->w), -ENOSPC);
+	assert_int_equal(f->w.error, -ENOSPC); /* the mark's append failed */
+	/* the file still ends its data before begin's mark */
+	size_t len;
+	uint8_t *p = slurp(f, &len);
+	assert_int_equal(th_u64(p, 48), R0);
+	assert_int_equal(len, DATA_OFF + D0 + 8);
+	assert_mark_at_data_end(p, len);
+	free(p);
 }
 
 /*
@@ -616,13 +672,13 @@ static void test_writer_partial_append_is_dropped_and_features_fit_after_it(void
 
 	assert_int_equal(rc, -EFBIG);
 	assert_int_equal(err_after, -EFBIG);
-	assert_int_equal(size_after, R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(size_after, D0 + TH_SAMPLE_SIZE);
 	assert_int_equal(frc, 0);
 	assert_int_equal(ferr, 0);
 
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(th_u64(p, 48), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(th_u64(p, 48), D0 + TH_SAMPLE_SIZE);
 	assert_int_equal(th_u64(p, 72), 1ULL << PD_FEAT_CLOCKID);
 	assert_int_equal(len, end0 + 24); /* the partial tail is gone */
 	assert_int_equal(th_u64(p, end0), end0 + 16);
@@ -636,6 +692,7 @@ static void test_writer_partial_append_is_dropped_and_features_fit_after_it(void
 	struct reader_record rec;
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
 	assert_int_equal(rec.type, PD_RECORD_FINISHED_ROUND); /* the opening one */
+	assert_next_is_mark(&r, &e);
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
 	assert_memory_equal(rec.data, s1, sizeof(s1));
 	assert_int_equal(reader_next(&r, &rec, &e), 0);
@@ -672,7 +729,7 @@ static void test_writer_features_that_do_not_fit_are_dropped_file_stays_valid(vo
 
 	size_t len;
 	uint8_t *p = slurp(f, &len);
-	assert_int_equal(th_u64(p, 48), R0 + TH_SAMPLE_SIZE);
+	assert_int_equal(th_u64(p, 48), D0 + TH_SAMPLE_SIZE);
 	assert_true(th_all_zero(p + 72, 32));
 	assert_int_equal(len, end0);
 	free(p);
@@ -682,6 +739,7 @@ static void test_writer_features_that_do_not_fit_are_dropped_file_stays_valid(vo
 	assert_int_equal(reader_open_file(&r, f->path, &e), 0);
 	struct reader_record rec;
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
+	assert_next_is_mark(&r, &e);
 	assert_int_equal(reader_next(&r, &rec, &e), 1); /* after the opening round */
 	assert_int_equal(reader_next(&r, &rec, &e), 0);
 	assert_false(reader_has_feature(&r, PD_FEAT_SAMPLE_TIME));
@@ -719,6 +777,7 @@ static void test_writer_reader_round_trip(void **state)
 	th_make_sample(s_zero, 0, 0x401000, 10, 11, 3000, 1, 1);
 	th_make_sample(s_bad, 999, 0x401000, 10, 11, 4000, 0, 1);
 	struct pd_event_header round = { PD_RECORD_FINISHED_ROUND, 0, 8 };
+	static const uint8_t mark[MARK] = { PD_RECORD_ID_INDEX, 0, 0, 0, 0, 0, MARK, 0 };
 	uint8_t unknown[24];
 	memset(unknown, 0xcc, sizeof(unknown));
 	struct pd_event_header uh = { 200, 0x1234, sizeof(unknown) };
@@ -782,10 +841,12 @@ static void test_writer_reader_round_trip(void **state)
 		int attr; /* expected reader_record_attr: 0, 1, or -1 for NULL */
 	} want[] = {
 		{ &round, PD_RECORD_FINISHED_ROUND, 8, 0 },     /* the opening one */
+		{ mark, PD_RECORD_ID_INDEX, MARK, 0 },          /* begin's end mark */
 		{ comm, PD_RECORD_COMM, sizeof(comm), 1 },
 		{ s_a0, PD_RECORD_SAMPLE, TH_SAMPLE_SIZE, 0 },
 		{ s_a1, PD_RECORD_SAMPLE, TH_SAMPLE_SIZE, 1 },
 		{ &round, PD_RECORD_FINISHED_ROUND, 8, 0 },
+		{ mark, PD_RECORD_ID_INDEX, MARK, 0 },          /* the checkpoint's */
 		{ unknown, 200, sizeof(unknown), 0 },
 		{ s_zero, PD_RECORD_SAMPLE, TH_SAMPLE_SIZE, 0 },
 		{ s_bad, PD_RECORD_SAMPLE, TH_SAMPLE_SIZE, -1 },
@@ -814,6 +875,7 @@ static void test_writer_reader_round_trip(void **state)
 	/* sample fields through sample_parse */
 	reader_rewind(&r);
 	assert_int_equal(reader_next(&r, &rec, &e), 1); /* the opening round */
+	assert_next_is_mark(&r, &e);
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
 	assert_int_equal(rec.type, PD_RECORD_COMM);
 	struct sample s;
@@ -898,6 +960,7 @@ static void test_writer_reader_round_trip_single_attr_without_ids(void **state)
 	struct reader_record rec;
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
 	assert_int_equal(rec.type, PD_RECORD_FINISHED_ROUND);  /* the opening one */
+	assert_next_is_mark(&r, &e);
 	assert_int_equal(reader_next(&r, &rec, &e), 1);
 	/* one attr: every record maps to it, whatever its id */
 	assert_ptr_equal(reader_record_attr(&r, &rec), &r.attrs[0]);
