@@ -342,7 +342,7 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 
 	/* The table first, then the header that points at it, in one pwrite
 	 * (data.size through the bitmap): a kill leaves the old or the new. */
-	uint8_t *tail = calloc(1, plan_len(p) + 1);
+	uint8_t *tail = calloc(1, plan_len(p) + 16);
 	if (!tail)
 		return -ENOMEM;
 	struct pd_file_header nh = *h;
@@ -354,7 +354,15 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 	}
 	if (p->new_comp)
 		memcpy(tail + p->n * sizeof(struct pd_section), p->comp, COMP_LEN);
-	err = io_pwrite_all(fd, tail, plan_len(p), p->end);
+	/* Nothing to put after the data, and bytes there (a cut record):
+	 * hotspot's perfparser reads a header without feature bits as a
+	 * byte-swapped file's and takes the 16 bytes after the data for a
+	 * BUILD_ID table entry, its second 8 the entry's size. Zeroes there
+	 * are an empty entry (the file still neither grows nor shrinks). */
+	size_t tail_len = plan_len(p);
+	if (tail_len == 0 && size > p->end)
+		tail_len = size - p->end < 16 ? (size_t)(size - p->end) : 16;
+	err = io_pwrite_all(fd, tail, tail_len, p->end);
 	free(tail);
 	const size_t from = PD_HEADER_DATA_SIZE_OFFSET;
 	if (!err)

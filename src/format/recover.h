@@ -26,7 +26,10 @@
  *    time (format/zdecode.h): a record that claims gigabytes costs the
  *    time to count them, never the memory;
  *  - writes the new table after the data, then data.size and the bitmap
- *    in one pwrite, so a repair killed half-way leaves the old header.
+ *    in one pwrite, so a repair killed half-way leaves the old header;
+ *    with no table to write, zeroes the first 16 bytes after the data (a
+ *    cut record: hotspot's perfparser reads a BUILD_ID table entry there
+ *    in a header without feature bits, and aborted on the record's bytes).
  * The file never grows and is never truncated. The attrs must already be
  * what the reader accepts; a file whose attrs are broken is refused.
  */
