@@ -4,7 +4,8 @@
  *
  * Each pass reads every ring's head once and appends all unread spans plus
  * the markers drained from the programs' channels (record/markers.h, the
- * one copy: they become samples) plus
+ * one copy: they become samples; a pass with more than one piece of them
+ * appends the others after) plus
  * one FINISHED_ROUND with one writer_append (no per-record copying): the
  * iovecs go to pwritev in calls of at most 64 (io_writev_all), so a pass
  * over up to 31 rings is one system call. Then it releases the tails.
