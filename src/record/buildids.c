@@ -107,15 +107,13 @@ static int mark_hits(struct buildids *b, struct reader *r, struct err *e)
 }
 
 int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd_file_header *hdr,
-		  struct err *e)
+		  bool file_mapped, struct err *e)
 {
 	struct reader r;
 	int err = reader_open_mem_as(&r, p, len, hdr, e);
 	if (err)
 		return err;
-	/* The recording read back: its pages go as the passes move on, or
-	 * a big file would stand in the recorder's RSS whole. */
-	r.release = true;
+	r.release = file_mapped;
 	err = sideband_load(&b->sb, &r, e);
 	if (!err)
 		err = mark_hits(b, &r, e);

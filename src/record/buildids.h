@@ -37,12 +37,14 @@ void buildids_init(struct buildids *b);
 void buildids_free(struct buildids *b);
 
 /*
- * Scan the records of a file (p, len: the whole file, mapped: its pages
- * are dropped behind the scan; hdr: its header as it stands once
- * finished). -errno with *e when the data does not read.
+ * Scan the records of a file (p, len: the whole file; hdr: its header as
+ * it stands once finished). file_mapped: p maps the file, and the pages
+ * the scan has read are dropped behind it (a big recording must not stand
+ * in the recorder's RSS whole); never for other memory, which that would
+ * zero. -errno with *e when the data does not read.
  */
 int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd_file_header *hdr,
-		  struct err *e);
+		  bool file_mapped, struct err *e);
 
 /*
  * Give ids to the DSOs that will be listed (hit ones, or all) and have

@@ -363,7 +363,7 @@ static void collect_build_ids(struct recording *r)
 	memset(hdr.features, 0, sizeof(hdr.features));
 	struct err e = { { 0 } };
 	size_t listed = 0;
-	int err = buildids_scan(&r->bids, p, r->w.end, &hdr, &e);
+	int err = buildids_scan(&r->bids, p, r->w.end, &hdr, true, &e);
 	if (!err)
 		err = buildids_resolve(&r->bids, c->buildid_all, &r->kernel_id, &r->ids);
 	if (!err)

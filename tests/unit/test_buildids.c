@@ -105,7 +105,7 @@ static void scan(struct buf *recs, struct buildids *b)
 	assert_true(p != MAP_FAILED);
 	struct err e = { "" };
 	buildids_init(b);
-	assert_int_equal(buildids_scan(b, p, w.end, &hdr, &e), 0);
+	assert_int_equal(buildids_scan(b, p, w.end, &hdr, true, &e), 0);
 	munmap(p, w.end);
 	close(fd);
 	unlink(path);
