@@ -26,6 +26,25 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Compress a span of bytes bytes (iov, n) and append its records. 0 or
+ * -errno; *kept: the bytes of the span whose records reached the file (all
+ * of them, or after a short write those of the whole COMPRESSED chunks
+ * that made it; none if compression failed). */
+static int append_compressed(struct writer *w, struct compressor *z, const struct iovec *iov, int n, size_t bytes,
+			     size_t *kept)
+{
+	size_t len;
+	*kept = 0;
+	int err = compress_span(z, iov, n, &len);
+	if (err)
+		return err;
+	uint64_t before = w->end;
+	struct iovec out = { z->out, len };
+	err = writer_append(w, &out, 1);
+	*kept = err ? compress_input_kept(z, (size_t)(w->end - before)) : bytes;
+	return err;
+}
+
 /* The pass's markers as COMPRESSED records, in spans of whole samples:
  * a burst of them outgrows one span (the ring's size). Only what reached
  * the file counts as written. */
@@ -34,21 +53,16 @@ static int write_markers_compressed(struct writer *w, struct compressor *z, stru
 {
 	for (markers_drain(m, now_ms(), seen); m->out.len; markers_drain_on(m)) {
 		for (size_t done = 0; done < m->out.len;) {
-			size_t piece = markers_piece(m, done, z->max_span), len;
+			size_t piece = markers_piece(m, done, z->max_span), kept;
 			if (piece == 0)
 				return -EINVAL; /* no sample exceeds COMPRESS_SPAN_MIN */
 			struct iovec in = { m->out.data + done, piece };
-			int err = compress_span(z, &in, 1, &len);
-			uint64_t before = w->end;
-			if (!err) {
-				struct iovec out = { z->out, len };
-				err = writer_append(w, &out, 1);
-				*wrote = true;
-			}
+			int err = append_compressed(w, z, &in, 1, piece, &kept);
 			if (err) {
-				markers_written(m, done + compress_input_kept(z, (size_t)(w->end - before)));
+				markers_written(m, done + kept);
 				return err;
 			}
+			*wrote = true;
 			done += piece;
 		}
 		markers_written(m, m->out.len);
@@ -67,7 +81,7 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct ring *r = &s->rings[i];
 		struct iovec iov[2];
-		size_t bytes, len;
+		size_t bytes, kept;
 		int k = ring_read_span(r, iov, &bytes);
 		if (k <= 0) {
 			if (k < 0)
@@ -80,14 +94,10 @@ static int drain_pass_compressed(struct sampler *s, struct writer *w, const stru
 			ring_release(r);
 			continue;
 		}
-		err = compress_span(c->compress, iov, k, &len);
-		if (!err) {
-			uint64_t before = w->end;
-			struct iovec out = { c->compress->out, len };
-			err = writer_append(w, &out, 1);
-			wrote = true;
-			/* Only the records of whole COMPRESSED chunks that made it. */
-			size_t kept = err ? compress_input_kept(c->compress, (size_t)(w->end - before)) : bytes;
+		err = append_compressed(w, c->compress, iov, k, bytes, &kept);
+		wrote |= !err;
+		/* Only the records of whole COMPRESSED chunks that made it. */
+		if (kept) {
 			if (ring_scan_prefix(r, c->time_offset, kept, &pass) < 0)
 				st->bad_spans++;
 			if (carry && carry_sideband(r, kept, carry) == -ENOMEM)

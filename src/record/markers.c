@@ -4,10 +4,10 @@
 #include "markers.h"
 
 #include <dirent.h>
-#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format/walk.h"
 #include "marker/tp.h"
 #include "psrec/marker.h"
 
@@ -143,28 +144,6 @@ static int map_chan(struct markers *m, struct marker_chan *c, int fd, const stru
 	return 0;
 }
 
-/* Zero the ring between free-running positions from and to, a chunk at
- * a time, each unmapped from psrec once zeroed: zeroing a whole foreign
- * ring must not make it all resident here at once. */
-#define ZERO_CHUNK (1u << 20)
-
-static void release_pages(struct marker_chan *c, uint64_t from, uint64_t to);
-
-static void zero_ring(struct marker_chan *c, uint64_t from, uint64_t to)
-{
-	while (from < to) {
-		uint64_t off = from & (c->size - 1);
-		uint64_t n = to - from;
-		if (n > c->size - off)
-			n = c->size - off;
-		if (n > ZERO_CHUNK)
-			n = ZERO_CHUNK;
-		memset(c->data + off, 0, n);
-		release_pages(c, from, from + n);
-		from += n;
-	}
-}
-
 /* Unmap from psrec the whole pages of the ring read between free-running
  * positions from and to: they count in its RSS (and a container's memory
  * limit) until then. The memfd keeps their data; the program's mapping
@@ -180,6 +159,26 @@ static void release_pages(struct marker_chan *c, uint64_t from, uint64_t to)
 			n = c->size - off;
 		madvise(c->data + off, n, MADV_DONTNEED);
 		a += n;
+	}
+}
+
+/* Zero the ring between free-running positions from and to, a chunk at
+ * a time, each unmapped from psrec once zeroed: zeroing a whole foreign
+ * ring must not make it all resident here at once. */
+#define ZERO_CHUNK (1u << 20)
+
+static void zero_ring(struct marker_chan *c, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint64_t off = from & (c->size - 1);
+		uint64_t n = to - from;
+		if (n > c->size - off)
+			n = c->size - off;
+		if (n > ZERO_CHUNK)
+			n = ZERO_CHUNK;
+		memset(c->data + off, 0, n);
+		release_pages(c, from, from + n);
+		from += n;
 	}
 }
 
@@ -369,7 +368,6 @@ static int scan_pid(struct markers *m, pid_t pid)
 			unmap_chan(m, &c);
 			refused(m, pid, err, size);
 		}
-		found = 1;
 		found = 1;
 	}
 	closedir(d);
@@ -649,28 +647,18 @@ void markers_drain_on(struct markers *m)
 size_t markers_piece(const struct markers *m, size_t at, size_t max)
 {
 	size_t end = at;
-	while (end < m->out.len) {
-		uint16_t size;
-		memcpy(&size, m->out.data + end + 6, sizeof(size));
-		if (size == 0 || size > m->out.len - end || (end - at) + size > max)
-			break;
-		end += size;
-	}
+	struct pd_event_header h;
+	while (walk_mem(m->out.data, m->out.len, end, &h) == WALK_WHOLE && (end - at) + h.size <= max)
+		end += h.size;
 	return end - at;
 }
 
 void markers_written(struct markers *m, size_t bytes)
 {
-	if (bytes > m->out.len)
-		bytes = m->out.len;
-	for (size_t at = 0; at < bytes;) {
-		uint16_t size;
-		memcpy(&size, m->out.data + at + 6, sizeof(size));
-		if (size == 0 || size > bytes - at)
-			break;
-		at += size;
+	struct pd_event_header h;
+	size_t end = bytes < m->out.len ? bytes : m->out.len;
+	for (size_t at = 0; walk_mem(m->out.data, end, at, &h) == WALK_WHOLE; at += h.size)
 		m->st.written++;
-	}
 }
 
 void markers_stop(struct markers *m)
