@@ -56,14 +56,10 @@ plant() {
 	# bash, which execs sleep), not a subshell, for cleanup to end it
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
 		bash -c 'exec 3<"$1" && ln -s "/proc/$$/fd/3" "$2" && exec sleep 1000' plant "$decoy" "$1/$2" &
-	holders+=("$!")
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		[ -L "$1/$2" ] && return 0
-		kill -0 "$!" 2>/dev/null || fail "nobody could not plant $1/$2"
-		sleep 0.01 # polling for the link, bounded
-	done
-	fail "nobody's link $1/$2 did not appear"
+	local holder=$!
+	holders+=("$holder")
+	wait_until "[ -L '$1/$2' ] || ! kill -0 $holder 2>/dev/null" 60 "nobody's link $1/$2"
+	[ -L "$1/$2" ] || fail "nobody could not plant $1/$2"
 }
 
 # refused WHAT WORDS CMD...: CMD, run as root, exits 1, its last line on
