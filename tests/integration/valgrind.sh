@@ -39,19 +39,34 @@ vg() {
 }
 
 # assert_spin FILE WHAT: perf reads FILE without complaint and spin's
-# samples in it show the 60/30/10 profile.
+# samples in it show the 60/30/10 profile among hot_a, hot_b and hot_c.
+# Shares are of the three (what spin's profile is defined on): once, in CI
+# beside other tests, hot_a came out at 52% of all of spin's samples, and
+# 44% in one of 40 runs here under load, not seen again. When the three
+# hold less than 80% of spin's samples, what perf saw is printed so that
+# the next such run explains itself.
 assert_spin() {
-	local txt n
+	local txt n a b c sum
 	txt=$(report -i "$1" --no-children --comm spin --percentage relative --sort sym)
 	no_perf_warnings "$2"
 	# (not report_samples: perf prints "# Samples: 493  of event", two spaces)
 	n=$(sed -n 's/^# Samples: \([0-9.]*\)\(K*\) *of event.*/\1 \2/p' <<<"$txt" | head -1 |
 		awk '{ n = $1; if ($2 == "K") n *= 1000; printf "%d\n", n }')
 	[ "${n:-0}" -ge 200 ] || fail "$2: only ${n:-0} spin samples"
-	assert_near "$(sym_pct hot_a <<<"$txt")" 60 7 "$2: hot_a share"
-	assert_near "$(sym_pct hot_b <<<"$txt")" 30 7 "$2: hot_b share"
+	a=$(sym_pct hot_a <<<"$txt")
+	b=$(sym_pct hot_b <<<"$txt")
+	c=$(sym_pct hot_c <<<"$txt")
+	{ [ -n "$a" ] && [ -n "$b" ] && [ -n "$c" ]; } || fail "$2: hot_a, hot_b or hot_c missing"
+	sum=$(awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { print a + b + c }')
+	if ! awk -v s="$sum" 'BEGIN { exit !(s >= 80) }'; then
+		echo "note: $2: hot_a+hot_b+hot_c are $sum% of spin's samples; perf saw:" >&2
+		grep -v '^#' <<<"$txt" | grep . | head -15 >&2
+		"$PERF" report -i "$1" --stats 2>/dev/null | grep -Ei 'LOST|SAMPLE|THROTTLE' >&2
+	fi
+	assert_near "$(awk -v a="$a" -v s="$sum" 'BEGIN { printf "%.2f", 100 * a / s }')" 60 7 "$2: hot_a's share of the three"
+	assert_near "$(awk -v b="$b" -v s="$sum" 'BEGIN { printf "%.2f", 100 * b / s }')" 30 7 "$2: hot_b's share of the three"
 	"$PDCHECK" "$1" >/dev/null || fail "$2: psrec's reader rejects the file"
-	echo "$2: $n spin samples, hot_a $(sym_pct hot_a <<<"$txt")%"
+	echo "$2: $n spin samples, hot_a $a%, the three $sum%"
 }
 
 u64_at() { od -An -tu8 -j"$1" -N8 "$2" | tr -d ' '; }
