@@ -14,7 +14,7 @@
 #include "format/reader.h"
 #include "session/dso.h"
 #include "session/maps.h"
-#include "symbol/strpool.h"
+#include "util/strpool.h"
 #include "util/err.h"
 
 #define SIDEBAND_KERNEL_NAME "[kernel.kallsyms]"

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbol/strpool.h"
+#include "util/strpool.h"
 #include "symbol/symtab.h"
 
 struct elfsyms_seg {

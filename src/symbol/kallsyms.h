@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "symbol/strpool.h"
+#include "util/strpool.h"
 #include "symbol/symtab.h"
 
 /*

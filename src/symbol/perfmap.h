@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "symbol/strpool.h"
+#include "util/strpool.h"
 #include "symbol/symtab.h"
 
 /* Add f's entries to t (not finished), names pooled in p; lines that do not

@@ -26,7 +26,7 @@
 #include "symbol/elfsyms.h"
 #include "symbol/kallsyms.h"
 #include "symbol/perfmap.h"
-#include "symbol/strpool.h"
+#include "util/strpool.h"
 #include "symbol/symtab.h"
 #include "util/sysfile.h"
 

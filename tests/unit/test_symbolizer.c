@@ -19,7 +19,7 @@
 #include "symbol/debuglink.h"
 #include "symbol/kallsyms.h"
 #include "symbol/perfmap.h"
-#include "symbol/strpool.h"
+#include "util/strpool.h"
 #include "symbol/symbolizer.h"
 #include "symbol/symtab.h"
 
