@@ -29,7 +29,7 @@
 
 #include "flame/flamejs.h"
 #include "flame/svgtext.h"
-#include "symbol/symbolizer.h"
+#include "symbol/kind.h"
 
 #define DEFAULT_WIDTH 1200
 #define MIN_IMAGE_WIDTH 100
