@@ -25,6 +25,7 @@
 #include "util/buf.h"
 #include "util/io.h"
 #include "util/outfile.h"
+#include "util/vec.h"
 
 #define CHUNK (64 * 1024)
 #define KERNEL_NAME "[kernel.kallsyms]"
@@ -96,14 +97,8 @@ static int plan_add_dso(struct plan *p, const uint8_t *id, uint8_t size, uint16_
 		d->misc = misc;
 		return 0;
 	}
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		struct dso *d = realloc(p->dsos, cap * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		p->dsos = d;
-		p->cap = cap;
-	}
+	if (VEC_RESERVE(p->dsos, p->cap, p->nr, 1, 64))
+		return -ENOMEM;
 	char *copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
@@ -115,14 +110,8 @@ static int plan_add_pid(struct plan *p, uint32_t pid)
 {
 	if (p->nr_pids && p->pids[p->nr_pids - 1] == pid)
 		return 0; /* the common case: a process's threads in a row */
-	if (p->nr_pids == p->cap_pids) {
-		size_t cap = p->cap_pids ? 2 * p->cap_pids : 64;
-		uint32_t *n = realloc(p->pids, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		p->pids = n;
-		p->cap_pids = cap;
-	}
+	if (VEC_RESERVE(p->pids, p->cap_pids, p->nr_pids, 1, 64))
+		return -ENOMEM;
 	p->pids[p->nr_pids++] = pid;
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "buildid/elfid.h"
-#include "record/procfs.h"
+#include "util/procfs_map.h"
 #include "util/sysfile.h"
 
 #define IDCACHE_MIN_CAP 64

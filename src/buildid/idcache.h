@@ -17,7 +17,7 @@
 
 #include "buildid/buildid.h"
 
-struct procfs_map;
+struct procfs_map;               /* util/procfs_map.h */
 
 struct idcache_entry {
 	uint32_t maj, min;

@@ -29,7 +29,8 @@
 
 #include "flame/flamejs.h"
 #include "flame/svgtext.h"
-#include "symbol/symbolizer.h"
+#include "symbol/kind.h"
+#include "util/vec.h"
 
 #define DEFAULT_WIDTH 1200
 #define MIN_IMAGE_WIDTH 100
@@ -135,16 +136,12 @@ static int tree_rehash(struct tree *t, struct err *e)
 
 static int tree_node(struct tree *t, const char *name, int kind, uint32_t parent, uint32_t hash, struct err *e)
 {
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		if (cap > UINT32_MAX - 1)
-			return err_set(e, -E2BIG, "flamegraph: more than %u distinct frames", UINT32_MAX - 2);
-		struct node *n = realloc(t->n, cap * sizeof(*n));
-		if (!n)
-			return err_set(e, -ENOMEM, "flamegraph: no memory for %zu frames", cap);
-		t->n = n;
-		t->cap = cap;
-	}
+	/* node indices are uint32_t, UINT32_MAX meaning none and a slot
+	 * holding one past an index: the doubled capacity stays below it */
+	if (t->nr == t->cap && t->cap > (UINT32_MAX - 1) / 2)
+		return err_set(e, -E2BIG, "flamegraph: more than %u distinct frames", UINT32_MAX - 2);
+	if (VEC_RESERVE(t->n, t->cap, t->nr, 1, 1024))
+		return err_set(e, -ENOMEM, "flamegraph: no memory for %zu frames", t->nr + 1);
 	t->n[t->nr] = (struct node){ .name = name, .kind = kind, .parent = parent, .hash = hash,
 				     .depth = t->nr ? t->n[parent].depth + 1 : 0 };
 	t->nr++;

@@ -17,11 +17,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "symbol/kind.h"
 #include "util/err.h"
 
 struct flame_frame {
 	const char *name;
-	int kind;                   /* SYM_KIND_* from symbol/symbolizer.h */
+	int kind;                   /* SYM_KIND_* (symbol/kind.h) */
 };
 
 /* One distinct stack, outermost frame first (the comm is frame 0). */

@@ -21,6 +21,7 @@
 #include "format/sample.h"
 #include "format/walk.h"
 #include "util/io.h"
+#include "util/vec.h"
 
 #define ATTR_SIZE_VER0 64
 
@@ -263,19 +264,12 @@ static int open_file_format(struct reader *r, struct err *e)
 /* Read all of standard input (a pipe) into memory. */
 static int slurp_stdin(uint8_t **out, size_t *len, struct err *e)
 {
-	size_t cap = 1 << 20, n = 0;
-	uint8_t *buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
+	size_t cap = 0, n = 0;
+	uint8_t *buf = NULL;
 	for (;;) {
-		if (n == cap) {
-			uint8_t *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
+		if (VEC_RESERVE(buf, cap, n, 1, 1 << 20)) {
+			free(buf);
+			return -ENOMEM;
 		}
 		size_t k;
 		int code = io_read_all(STDIN_FILENO, buf + n, cap - n, &k);

@@ -18,6 +18,7 @@
 
 #include "pprof/gzip.h"
 #include "psrec/perf_data.h"
+#include "util/vec.h"
 
 #define KERNEL_MAPPING "[kernel.kallsyms]"
 #define INLINED_SUFFIX " (inlined)"
@@ -178,16 +179,12 @@ static int count_program(struct pprof_ctx *x, const struct fold_sample *s)
 		int err = mapping_of(x, f, &id);
 		if (err)
 			return err;
-		if (id > x->nhits) {
-			size_t n = x->nhits ? 2 * x->nhits : 16;
-			while (n < id)
-				n *= 2;
-			uint64_t *h = realloc(x->hits, n * sizeof(*h));
-			if (!h)
+		size_t had = x->nhits;
+		/* every hit counted, zero until one is: nhits is the capacity */
+		if (id > had) {
+			if (VEC_RESERVE(x->hits, x->nhits, 0, id, 16))
 				return -ENOMEM;
-			memset(h + x->nhits, 0, (n - x->nhits) * sizeof(*h));
-			x->hits = h;
-			x->nhits = n;
+			memset(x->hits + had, 0, (x->nhits - had) * sizeof(*x->hits));
 		}
 		x->hits[id - 1]++;
 		return 0;

@@ -18,6 +18,7 @@
 #include "profile.pb-c.h"
 #include "util/buf.h"
 #include "util/textesc.h"
+#include "util/vec.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;
@@ -152,18 +153,11 @@ static size_t table_add(struct table *t, uint64_t h, const void *e)
 {
 	if (t->n >= UINT32_MAX - 1)
 		return SIZE_MAX;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		void *v = realloc(t->v, cap * t->size);
-		if (!v)
-			return SIZE_MAX;
-		t->v = v;
-		uint64_t *hs = realloc(t->hash, cap * sizeof(*hs));
-		if (!hs)
-			return SIZE_MAX;
-		t->hash = hs;
-		t->cap = cap;
-	}
+	/* the entries and their hashes, one capacity for both */
+	size_t cap = t->cap, hcap = t->cap;
+	if (vec_reserve(&t->v, &cap, t->n, 1, t->size, 64) || VEC_RESERVE(t->hash, hcap, t->n, 1, 64))
+		return SIZE_MAX;
+	t->cap = cap;
 	/* at most half full: probes stay short */
 	if (2 * (t->n + 1) > t->nslot) {
 		size_t nslot = t->nslot ? 2 * t->nslot : 128;
@@ -192,18 +186,8 @@ static size_t table_intern(struct table *t, uint64_t h, const void *e,
 
 static int pool_add(struct pool *p, const uint64_t *v, size_t n, size_t *off)
 {
-	if (n > SIZE_MAX / 16 - p->n)
+	if (VEC_RESERVE(p->v, p->cap, p->n, n, 256))
 		return -ENOMEM;
-	if (p->n + n > p->cap) {
-		size_t cap = p->cap ? p->cap : 256;
-		while (cap < p->n + n)
-			cap *= 2;
-		uint64_t *nv = realloc(p->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		p->v = nv;
-		p->cap = cap;
-	}
 	if (n)
 		memcpy(p->v + p->n, v, n * sizeof(*v));
 	*off = p->n;

@@ -3,8 +3,9 @@
  *
  * Processes come and go while we read: every function reports a vanished
  * process or thread as -ESRCH (never as a hard error) so callers can skip
- * it. Parsing of maps lines is a pure function, unit-tested. The proc root
- * is a parameter so tests can point it at a fake tree.
+ * it. Parsing of maps lines is a pure function (util/procfs_map.h),
+ * unit-tested. The proc root is a parameter so tests can point it at a
+ * fake tree.
  */
 #ifndef PSREC_RECORD_PROCFS_H
 #define PSREC_RECORD_PROCFS_H
@@ -13,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "util/procfs_map.h"
 
 #define PROCFS_COMM_MAX 16
 
@@ -46,23 +49,6 @@ int procfs_processes(const char *root, pid_t **pids, size_t *n);
  * (its parent died first) is not found.
  */
 int procfs_descendants(const char *root, const pid_t *roots, size_t nr, pid_t **pids, size_t *n);
-
-struct procfs_map {
-	uint64_t start, end, pgoff;
-	uint32_t maj, min;
-	uint64_t ino;
-	uint32_t prot;              /* PROT_READ/WRITE/EXEC bits */
-	uint32_t flags;             /* MAP_SHARED or MAP_PRIVATE */
-	const char *path;           /* points into the line; "" when none */
-	size_t path_len;
-};
-
-/*
- * Parse one /proc/PID/maps line ("start-end perms offset maj:min inode
- * path"). The path may contain spaces and ends at the newline. Returns 0 or
- * -EINVAL.
- */
-int procfs_parse_map_line(const char *line, struct procfs_map *m);
 
 /*
  * Call fn for each mapping of process pid (stops at fn's first non-zero

@@ -14,8 +14,8 @@
 #include "format/reader.h"
 #include "session/dso.h"
 #include "session/maps.h"
-#include "symbol/strpool.h"
 #include "util/err.h"
+#include "util/strpool.h"
 
 #define SIDEBAND_KERNEL_NAME "[kernel.kallsyms]"
 #define SIDEBAND_VDSO_NAME "[vdso]"

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbol/strpool.h"
 #include "symbol/symtab.h"
+#include "util/strpool.h"
 
 struct elfsyms_seg {
 	uint64_t off, len, vaddr;       /* len: the larger of p_filesz and p_memsz */

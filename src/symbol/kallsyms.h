@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "symbol/strpool.h"
 #include "symbol/symtab.h"
+#include "util/strpool.h"
 
 /*
  * Add f's text symbols to t (not finished), names stored in p but not

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "symbol/strpool.h"
 #include "symbol/symtab.h"
+#include "util/strpool.h"
 
 /* Add f's entries to t (not finished), names pooled in p; lines that do not
  * parse are skipped. *added: entries added. 0, -ENOMEM, or -EIO. */

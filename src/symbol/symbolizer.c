@@ -26,9 +26,11 @@
 #include "symbol/elfsyms.h"
 #include "symbol/kallsyms.h"
 #include "symbol/perfmap.h"
-#include "symbol/strpool.h"
 #include "symbol/symtab.h"
+#include "util/bsearch.h"
+#include "util/strpool.h"
 #include "util/sysfile.h"
+#include "util/vec.h"
 
 #define KERNEL_NAME "[kernel.kallsyms]"
 #define VDSO_NAME "[vdso]"
@@ -133,35 +135,7 @@ static const struct build_id *dso_id(const struct sym_dso *d)
 
 /* ---- sorted arrays: the DSOs and the JIT maps ------------------------ */
 
-/* v, or a larger copy, with room for one more element past n (of *cap);
- * NULL when memory runs out (v is then unchanged). */
-static void *reserve_one(void *v, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return v;
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p = realloc(v, c * size);
-	if (p)
-		*cap = c;
-	return p;
-}
-
-/* The first of v[0..n) not below key; *found when it equals key. */
-static size_t lower_bound(const void *v, size_t n, size_t size, const void *key,
-			  int (*cmp)(const void *elem, const void *key), bool *found)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cmp((const char *)v + mid * size, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = lo < n && cmp((const char *)v + lo * size, key) == 0;
-	return lo;
-}
-
+/* Kept sorted (util/bsearch.h), grown (util/vec.h) before the insert. */
 static void insert_at(void *v, size_t n, size_t i, const void *elem, size_t size)
 {
 	char *b = v;
@@ -179,17 +153,17 @@ struct dso_key {
 	const struct build_id *id;
 };
 
-static int dso_cmp(const void *elem, const void *key)
+static int dso_cmp(const void *key, const void *elem)
 {
-	const struct sdso *x = *(struct sdso *const *)elem;
 	const struct dso_key *k = key;
-	if (x->name != k->name)
-		return (uintptr_t)x->name < (uintptr_t)k->name ? -1 : 1;
-	if (x->kernel != k->kernel)
-		return x->kernel < k->kernel ? -1 : 1;
-	if (x->id.size != k->id->size)
-		return x->id.size < k->id->size ? -1 : 1;
-	return memcmp(x->id.data, k->id->data, x->id.size);
+	const struct sdso *x = *(struct sdso *const *)elem;
+	if (k->name != x->name)
+		return (uintptr_t)k->name < (uintptr_t)x->name ? -1 : 1;
+	if (k->kernel != x->kernel)
+		return k->kernel < x->kernel ? -1 : 1;
+	if (k->id->size != x->id.size)
+		return k->id->size < x->id.size ? -1 : 1;
+	return memcmp(k->id->data, x->id.data, x->id.size);
 }
 
 static bool has_prefix(const char *s, const char *p)
@@ -220,13 +194,8 @@ static uint8_t classify(const char *name, bool kernel)
 /* A new DSO for k, at index i of the sorted table. */
 static struct sdso *dso_new(struct symbolizer *s, const struct dso_key *k, size_t i)
 {
-	struct sdso **v = reserve_one(s->v, &s->cap, s->n, sizeof(*v));
-	if (!v)
+	if (VEC_RESERVE(s->v, s->cap, s->n, 1, 16) || VEC_RESERVE(s->sorted, s->sorted_cap, s->n, 1, 16))
 		return NULL;
-	s->v = v;
-	if (!(v = reserve_one(s->sorted, &s->sorted_cap, s->n, sizeof(*v))))
-		return NULL;
-	s->sorted = v;
 	struct sdso *x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;
@@ -253,7 +222,7 @@ static struct sdso *dso_get(struct symbolizer *s, const struct sym_dso *d)
 	if (!k.name)
 		return NULL;
 	bool found;
-	size_t i = lower_bound(s->sorted, s->n, sizeof(*s->sorted), &k, dso_cmp, &found);
+	size_t i = bsearch_first_ge(s->sorted, s->n, sizeof(*s->sorted), &k, dso_cmp, &found);
 	struct sdso *x = found ? s->sorted[i] : dso_new(s, &k, i);
 	if (x)
 		*m = (struct memo){ d->name, d->id, x };
@@ -658,9 +627,9 @@ static int load_perfmap(struct symbolizer *s, int32_t pid, struct symtab *t)
 	return err == -ENOMEM ? err : 0;
 }
 
-static int jit_cmp(const void *elem, const void *key)
+static int jit_cmp(const void *key, const void *elem)
 {
-	int32_t a = ((const struct jit *)elem)->pid, b = *(const int32_t *)key;
+	int32_t a = *(const int32_t *)key, b = ((const struct jit *)elem)->pid;
 	return a < b ? -1 : a > b;
 }
 
@@ -668,13 +637,11 @@ static int jit_cmp(const void *elem, const void *key)
 static struct symtab *jit_table(struct symbolizer *s, int32_t pid)
 {
 	bool found;
-	size_t i = lower_bound(s->jit, s->njit, sizeof(*s->jit), &pid, jit_cmp, &found);
+	size_t i = bsearch_first_ge(s->jit, s->njit, sizeof(*s->jit), &pid, jit_cmp, &found);
 	if (found)
 		return &s->jit[i].tab;
-	struct jit *v = reserve_one(s->jit, &s->jit_cap, s->njit, sizeof(*v));
-	if (!v)
+	if (VEC_RESERVE(s->jit, s->jit_cap, s->njit, 1, 16))
 		return NULL;
-	s->jit = v;
 	struct jit j = { .pid = pid };
 	symtab_init(&j.tab);
 	if (load_perfmap(s, pid, &j.tab))
@@ -829,14 +796,8 @@ static int cu_index(struct sdso *x)
 			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
 				if (hi <= lo)
 					continue;
-				if (x->ncus == cap) {
-					size_t c = cap ? 2 * cap : 64;
-					struct cu_range *v = realloc(x->cus, c * sizeof(*v));
-					if (!v)
-						return -ENOMEM;
-					x->cus = v;
-					cap = c;
-				}
+				if (VEC_RESERVE(x->cus, cap, x->ncus, 1, 64))
+					return -ENOMEM;
 				x->cus[x->ncus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cu) };
 			}
 		}
@@ -863,19 +824,20 @@ static int dso_dwarf(struct sdso *x, Dwarf **dw)
 	return 0;
 }
 
+static int cu_at(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key, lo = ((const struct cu_range *)elem)->lo;
+	return a < lo ? -1 : a > lo;
+}
+
 /* The compile unit holding vaddr. */
 static bool cu_find(const struct sdso *x, uint64_t vaddr, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi = x->ncus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->cus[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t last;
+	if (!bsearch_last_le(x->cus, x->ncus, sizeof(*x->cus), &vaddr, cu_at, &last))
+		return false;
 	/* ranges of units may nest or overlap (rare): look back a little */
-	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+	for (size_t i = last + 1, k = 0; i-- > 0 && k < 8; k++)
 		if (vaddr < x->cus[i].hi)
 			return dwarf_offdie(x->dw, x->cus[i].die, cu) != NULL;
 	return false;

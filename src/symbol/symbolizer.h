@@ -27,13 +27,8 @@
 
 #include "buildid/buildid.h"
 #include "symbol/elfsyms.h"
+#include "symbol/kind.h"
 #include "util/err.h"
-
-/* Frame kinds (for the flamegraph's colors). */
-#define SYM_KIND_USER    0
-#define SYM_KIND_KERNEL  1
-#define SYM_KIND_JIT     2
-#define SYM_KIND_UNKNOWN 3
 
 struct sym_config {
 	const char *buildid_dir;    /* NULL: ~/.debug of the user (store_open) */
@@ -50,7 +45,7 @@ struct sym_dso {
 
 struct sym_frame {
 	const char *name;           /* interned; valid until symbolizer_close */
-	int kind;                   /* SYM_KIND_* */
+	int kind;                   /* SYM_KIND_* (symbol/kind.h) */
 	const char *raw;            /* the symbol before demangling (pprof's system_name); == name when
 				       it was not demangled */
 };

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bsearch.h"
+#include "util/vec.h"
+
 struct symtab_add {
 	uint64_t addr, size, limit;
 	const char *name;
@@ -31,14 +34,8 @@ void symtab_free(struct symtab *t)
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, uint64_t limit, const char *name,
 	       uint32_t rank)
 {
-	if (t->npending == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct symtab_add *p = realloc(t->pending, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		t->pending = p;
-		t->cap = cap;
-	}
+	if (VEC_RESERVE(t->pending, t->cap, t->npending, 1, 256))
+		return -ENOMEM;
 	t->pending[t->npending] = (struct symtab_add){ addr, size, limit, name, rank, t->npending };
 	t->npending++;
 	return 0;
@@ -129,21 +126,18 @@ int symtab_finish(struct symtab *t)
 	return 0;
 }
 
+static int addr_cmp(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key, b = *(const uint64_t *)elem;
+	return a < b ? -1 : a > b;
+}
+
 bool symtab_find(const struct symtab *t, uint64_t a, size_t *i)
 {
-	if (!t->n || a < t->addr[0])
-		return false;
-	/* the greatest addr <= a, without a branch to mispredict per step
-	 * (a conditional move): random addresses cost a third as much */
-	const uint64_t *base = t->addr;
-	size_t n = t->n;
-	while (n > 1) {
-		size_t half = n / 2;
-		base = base[half] <= a ? base + half : base;
-		n -= half;
-	}
-	size_t k = (size_t)(base - t->addr);
-	if (a >= t->sym[k].end)
+	/* the greatest addr <= a; bsearch_last_le's steps have no branch to
+	 * mispredict: random addresses cost a third as much */
+	size_t k;
+	if (!bsearch_last_le(t->addr, t->n, sizeof(*t->addr), &a, addr_cmp, &k) || a >= t->sym[k].end)
 		return false;
 	*i = k;
 	return true;

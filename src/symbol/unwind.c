@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "psrec/perf_data.h"
+#include "util/vec.h"
 
 /* ---- register sets ------------------------------------------------------ */
 
@@ -534,14 +535,8 @@ static struct uproc *uproc_get(struct unwind *u, int32_t pid)
 	for (size_t i = 0; i < u->nr_procs; i++)
 		if (u->procs[i].pid == pid)
 			return &u->procs[u->last_proc = i];
-	if (u->nr_procs == u->cap_procs) {
-		size_t cap = u->cap_procs ? 2 * u->cap_procs : 16;
-		struct uproc *v = realloc(u->procs, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		u->procs = v;
-		u->cap_procs = cap;
-	}
+	if (VEC_RESERVE(u->procs, u->cap_procs, u->nr_procs, 1, 16))
+		return NULL;
 	u->procs[u->nr_procs] = (struct uproc){ .pid = pid };
 	return &u->procs[u->last_proc = u->nr_procs++];
 }
@@ -590,14 +585,8 @@ static bool uproc_report(struct unwind *u, struct uproc *p, uint64_t pc, uint64_
 	for (size_t i = 0; i < p->nmods; i++)
 		if (p->mods[i] == d)
 			return false;
-	if (p->nmods == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 8;
-		const struct udso **v = realloc(p->mods, cap * sizeof(*v));
-		if (!v)
-			return false;
-		p->mods = v;
-		p->cap = cap;
-	}
+	if (VEC_RESERVE(p->mods, p->cap, p->nmods, 1, 8))
+		return false;
 	if (!p->dwfl && !(p->dwfl = dwfl_begin(&dwfl_callbacks)))
 		return false;
 	int fd = module_fd(d);

@@ -5,21 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 int buf_reserve(struct buf *b, size_t more)
 {
-	if (more <= b->cap - b->len)
-		return 0;
-	if (more > SIZE_MAX / 2 - b->len)
-		return -ENOMEM;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap - b->len < more)
-		cap *= 2;
-	uint8_t *p = realloc(b->data, cap);
-	if (!p)
-		return -ENOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
+	return VEC_RESERVE(b->data, b->cap, b->len, more, 256);
 }
 
 int buf_append(struct buf *b, const void *p, size_t n)

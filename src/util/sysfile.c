@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/io.h"
+#include "util/vec.h"
 
 int sysfile_path(char *out, size_t len, const char *fmt, ...)
 {
@@ -113,14 +114,9 @@ int cpulist_parse(const char *s, int **cpus, int *n)
 			 * list of distinct CPUs needs more than twice the range. */
 			if (cnt >= CPULIST_MAX_ENTRIES)
 				goto bad;
-			if (cnt == cap) {
-				cap = cap ? cap * 2 : 16;
-				int *na = realloc(arr, cap * sizeof(*arr));
-				if (!na) {
-					free(arr);
-					return -ENOMEM;
-				}
-				arr = na;
+			if (VEC_RESERVE(arr, cap, cnt, 1, 16)) {
+				free(arr);
+				return -ENOMEM;
 			}
 			arr[cnt++] = (int)c;
 		}

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "flame/flamegraph.h"
-#include "symbol/symbolizer.h"
+#include "symbol/kind.h"
 
 #define U SYM_KIND_USER
 #define K SYM_KIND_KERNEL

@@ -8,7 +8,7 @@
 #include "test_helpers.h"
 
 #include "flame/flamegraph.h"
-#include "symbol/symbolizer.h"
+#include "symbol/kind.h"
 
 #define U SYM_KIND_USER
 #define K SYM_KIND_KERNEL

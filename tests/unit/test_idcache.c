@@ -12,7 +12,7 @@
 
 #include "buildid/elfid.h"
 #include "buildid/idcache.h"
-#include "record/procfs.h"
+#include "util/procfs_map.h"
 
 #define FAKE_PID 4242
 

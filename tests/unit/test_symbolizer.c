@@ -15,13 +15,13 @@
 
 #include "buildid/elfid.h"
 #include "buildid/store.h"
-#include "record/procfs.h"
 #include "symbol/debuglink.h"
 #include "symbol/kallsyms.h"
 #include "symbol/perfmap.h"
-#include "symbol/strpool.h"
 #include "symbol/symbolizer.h"
 #include "symbol/symtab.h"
+#include "util/procfs_map.h"
+#include "util/strpool.h"
 
 /* A function of this executable to find by its address; not static, so
  * that neither inlining nor a clone's suffix renames it. */

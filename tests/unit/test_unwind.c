@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "format/sample.h"
-#include "record/procfs.h"
 #include "session/sideband.h"
 #include "symbol/symbolizer.h"
 #include "symbol/unwind.h"
+#include "util/procfs_map.h"
 
 #define SNAP_STACK 1024
 #define X86_MASK 0xff0fffULL /* AX..SS, R8..R15: 20 registers, as perf records */

@@ -7,8 +7,8 @@
  * Strings live in large chunks (no per-string allocation, no realloc that
  * would move them); a hash set finds the copy of a string already pooled.
  */
-#ifndef PSREC_SYMBOL_STRPOOL_H
-#define PSREC_SYMBOL_STRPOOL_H
+#ifndef PSREC_UTIL_STRPOOL_H
+#define PSREC_UTIL_STRPOOL_H
 
 #include <stddef.h>
 #include <stdint.h>
