@@ -64,7 +64,7 @@ void chunks_free(struct chunks *ch)
 	sidecache_free(&ch->cache);
 }
 
-int chunks_kernel(struct chunks *ch, const void *rec, size_t len)
+int chunks_keep_kernel(struct chunks *ch, const void *rec, size_t len)
 {
 	return ch->on ? buf_append(&ch->kernel_rec, rec, len) : 0;
 }

@@ -70,7 +70,7 @@ void chunks_free(struct chunks *ch);
 /* The first file is begun: its kernel map record (kept for every chunk),
  * then, once the target synthesized into the cache (env->seed), that
  * the cache is seeded. -ENOMEM. */
-int chunks_kernel(struct chunks *ch, const void *rec, size_t len);
+int chunks_keep_kernel(struct chunks *ch, const void *rec, size_t len);
 void chunks_seeded(struct chunks *ch);
 
 /* The loop's switch (NULL: one file); st: the loop's stats. */

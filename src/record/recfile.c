@@ -39,8 +39,8 @@ static void inputs_init(struct recfile *f)
 	f->fin.marker = f->mk ? &f->mk->ev : NULL;
 }
 
-void recfile_events(struct recfile *f, const struct hostinfo *host, const struct sampler *smp,
-		    struct compressor *comp, struct markers *mk, struct buildids_pass *ids)
+void recfile_set_inputs(struct recfile *f, const struct hostinfo *host, const struct sampler *smp,
+			struct compressor *comp, struct markers *mk, struct buildids_pass *ids)
 {
 	f->host = host;
 	f->smp = smp;

@@ -7,7 +7,7 @@
  *   create   before any event is opened (an unwritable path fails first);
  *            a FIFO with no reader yet is waited for, the stop signals
  *            heard; a FIFO or pipe behind -o is written as a stream;
- *   events   once the events are open: what every file is made of;
+ *   inputs   once the events are open: what every file is made of;
  *   header   ids and attrs (psrec:marker's too), -z's parameters (a
  *            stream: every feature), then commit (the file takes its
  *            name), append the records that describe the past, started;
@@ -51,7 +51,7 @@ struct recfile {
 	bool machine_ok;
 	uint64_t bytes;         /* of the files finished */
 	bool features_failed;   /* a file was finished without its feature sections */
-	/* The recording's, from recfile_events on. */
+	/* The recording's, from recfile_set_inputs on. */
 	const struct hostinfo *host;
 	const struct sampler *smp;
 	struct compressor *comp;        /* -z, or NULL */
@@ -71,8 +71,8 @@ int recfile_create(struct recfile *f, const struct record_config *cfg, bool chun
 		   int *stop_signal, const struct notify *say, struct err *e);
 
 /* The events are open (smp): the inputs of the first file. */
-void recfile_events(struct recfile *f, const struct hostinfo *host, const struct sampler *smp,
-		    struct compressor *comp, struct markers *mk, struct buildids_pass *ids);
+void recfile_set_inputs(struct recfile *f, const struct hostinfo *host, const struct sampler *smp,
+			struct compressor *comp, struct markers *mk, struct buildids_pass *ids);
 
 /* The first file's header; -E2BIG: more events than a file takes. */
 int recfile_header(struct recfile *f, struct err *e);

@@ -92,7 +92,7 @@ static int open_events(struct recording *r, struct err *e)
 			return err_set(e, err, "cannot set up zstd compression: %s", strerror(-err));
 		r->comp_ok = true;
 	}
-	recfile_events(&r->file, &r->host, &r->smp, r->comp_ok ? &r->comp : NULL, r->mk_on ? &r->mk : NULL, &r->ids);
+	recfile_set_inputs(&r->file, &r->host, &r->smp, r->comp_ok ? &r->comp : NULL, r->mk_on ? &r->mk : NULL, &r->ids);
 	return 0;
 }
 
@@ -118,7 +118,7 @@ static int start(struct recording *r, struct err *e)
 	if (!err)
 		err = synthesize_kernel(r);
 	if (!err)
-		err = chunks_kernel(&r->ch, r->synth.data, r->synth.len);
+		err = chunks_keep_kernel(&r->ch, r->synth.data, r->synth.len);
 	if (!err)
 		err = recfile_commit(&r->file, e);
 	if (err)
