@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -328,4 +329,106 @@ int buildids_cache(const struct buildids *b, bool all, const struct build_id *ke
 			res->added++;
 	}
 	return 0;
+}
+
+/* ---- one recording's pass, file by file -------------------------------- */
+
+void buildids_pass_init(struct buildids_pass *p, const struct record_config *cfg, const struct notify *say)
+{
+	memset(p, 0, sizeof(*p));
+	p->cfg = cfg;
+	p->say = *say;
+	idcache_init(&p->ids);
+	buildids_init(&p->dsos);
+}
+
+void buildids_pass_free(struct buildids_pass *p)
+{
+	buf_free(&p->feature);
+	buildids_free(&p->dsos);
+	idcache_free(&p->ids);
+}
+
+struct idcache *buildids_pass_start(struct buildids_pass *p)
+{
+	if (p->cfg->no_buildid)
+		return NULL;
+	elfid_kernel("/sys", &p->kernel_id); /* unreadable: the kernel goes unnamed */
+	return &p->ids;
+}
+
+/* The file's records scanned from the mapping p..len, its DSOs resolved,
+ * the payload made. */
+static int collect_mapped(struct buildids_pass *p, const void *map, size_t len, const struct writer *w, struct err *e)
+{
+	struct pd_file_header hdr = w->hdr;
+	hdr.data.offset = w->data_offset;
+	hdr.data.size = writer_data_size(w);
+	memset(hdr.features, 0, sizeof(hdr.features));
+	size_t listed = 0;
+	bool all = p->cfg->buildid_all;
+	int err = buildids_scan(&p->dsos, map, len, &hdr, true, e);
+	if (!err)
+		err = buildids_resolve(&p->dsos, all, &p->kernel_id, &p->ids);
+	if (!err)
+		err = buildids_feature(&p->dsos, all, &p->feature, &listed);
+	if (!err)
+		p->listed = listed;
+	return err;
+}
+
+const struct buf *buildids_pass_collect(struct buildids_pass *p, int fd, const struct writer *w)
+{
+	const struct record_config *c = p->cfg;
+	buildids_free(&p->dsos);
+	buildids_init(&p->dsos);
+	buf_reset(&p->feature);
+	p->made = false;
+	if (c->no_buildid || fd < 0 || w->end <= w->data_offset)
+		return NULL;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int rfd = open(path, O_RDONLY | O_CLOEXEC);
+	void *map = rfd < 0 ? MAP_FAILED : mmap(NULL, w->end, PROT_READ, MAP_SHARED, rfd, 0);
+	int map_errno = errno;
+	if (rfd >= 0)
+		close(rfd);
+	if (map == MAP_FAILED) {
+		notify_say(&p->say, NOTIFY_WARN, "no build-ids: cannot read back %s: %s", c->output, strerror(map_errno));
+		return NULL;
+	}
+	struct err e = { { 0 } };
+	int err = collect_mapped(p, map, w->end, w, &e);
+	munmap(map, w->end);
+	if (err) {
+		notify_say(&p->say, NOTIFY_WARN, "no build-ids: %s", e.msg[0] ? e.msg : strerror(-err));
+		return NULL;
+	}
+	p->made = true;
+	notify_say(&p->say, NOTIFY_VERBOSE,
+		   "build-ids: %zu DSOs listed (of %zu mapped), %" PRIu64 " addresses in no known map, %" PRIu64 " files read",
+		   p->listed, p->dsos.sb.dsos.n, p->dsos.unresolved, p->ids.files_read);
+	return &p->feature;
+}
+
+void buildids_pass_cache(struct buildids_pass *p)
+{
+	if (!p->made || p->cfg->no_buildid_cache)
+		return;
+	struct store s;
+	struct err e = { { 0 } };
+	if (store_open(&s, NULL, &e)) {
+		notify_say(&p->say, NOTIFY_WARN, "build-id cache skipped: %s", e.msg);
+		return;
+	}
+	struct buildids_cached res;
+	int err = buildids_cache(&p->dsos, p->cfg->buildid_all, &p->kernel_id, &s, &res, &e);
+	if (err)
+		notify_say(&p->say, NOTIFY_WARN, "build-id cache %s: %s (record with -N to skip it)", s.root, e.msg);
+	else
+		notify_say(&p->say, NOTIFY_VERBOSE, "build-id cache %s: %zu added (%.1f MB), %zu present, %zu not found",
+			   s.root, res.added, (double)res.bytes / 1e6, res.present, res.missing);
+	p->cache_added = res.added;
+	p->cache_missing = res.missing;
+	store_close(&s);
 }

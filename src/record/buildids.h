@@ -11,6 +11,9 @@
  * kernel before 5.12) gets it from the file that is mapped while the
  * process lives, else from its path when device and inode still match,
  * never from a different file at the same path.
+ *
+ * struct buildids_pass (at the end) is that work for a whole recording,
+ * file by file: what record.c and a chunk's cut call.
  */
 #ifndef PSREC_RECORD_BUILDIDS_H
 #define PSREC_RECORD_BUILDIDS_H
@@ -22,7 +25,10 @@
 #include "buildid/buildid.h"
 #include "buildid/idcache.h"
 #include "buildid/store.h"
+#include "format/writer.h"
 #include "psrec/perf_data.h"
+#include "record/config.h"
+#include "record/notify.h"
 #include "session/sideband.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -72,5 +78,46 @@ struct buildids_cached {
  */
 int buildids_cache(const struct buildids *b, bool all, const struct build_id *kernel_id,
 		   const struct store *s, struct buildids_cached *res, struct err *e);
+
+/*
+ * One recording's build-ids, file by file (each chunk of --switch-output
+ * is one): the ids of mapped files, read once for all of them; the
+ * running kernel's; the DSOs of the file being finished and its BUILD_ID
+ * payload. Nothing with -B. What fails costs the feature or the copies,
+ * said through say, never the recording.
+ */
+struct buildids_pass {
+	const struct record_config *cfg;
+	struct notify say;
+	struct idcache ids;
+	struct build_id kernel_id;  /* the running kernel's, size 0 if unknown */
+	struct buildids dsos;       /* the file's */
+	struct buf feature;         /* its BUILD_ID payload */
+	bool made;                  /* feature is the current file's */
+	size_t listed;              /* DSOs in the last feature made */
+	size_t cache_added;         /* the last copy into ~/.debug's */
+	size_t cache_missing;
+};
+
+void buildids_pass_init(struct buildids_pass *p, const struct record_config *cfg, const struct notify *say);
+void buildids_pass_free(struct buildids_pass *p);
+
+/* As the events are opened: the running kernel's id is read, and the
+ * idcache the synthesized maps take their ids from returned (NULL: -B). */
+struct idcache *buildids_pass_start(struct buildids_pass *p);
+
+/*
+ * The BUILD_ID payload of the file whose records w wrote to fd (-1: a
+ * stream, which cannot be read back; its MMAP2 records carry the ids),
+ * once its data is complete: read back through /proc/self/fd (the output
+ * is open write-only), every sample resolved. NULL when there is none
+ * (-B, no data, or a failure, said). Forgets the previous file's.
+ */
+const struct buf *buildids_pass_collect(struct buildids_pass *p, int fd, const struct writer *w);
+
+/* Once the file is complete: copy its listed DSOs into ~/.debug (not with
+ * -N, nor without a payload from buildids_pass_collect). A slow or failing
+ * copy never costs the recording. */
+void buildids_pass_cache(struct buildids_pass *p);
 
 #endif

@@ -266,3 +266,19 @@ int hostinfo_online_cpus(int **cpus, int *n)
 	int err = sysfile_read_str("/sys/devices/system/cpu/online", s, sizeof(s));
 	return err ? err : cpulist_parse(s, cpus, n);
 }
+
+int hostinfo_choose_cpus(const int *given, int n, int **cpus, int *ncpus, struct err *e)
+{
+	if (given) {
+		*cpus = malloc((size_t)n * sizeof(**cpus));
+		if (!*cpus)
+			return -ENOMEM;
+		memcpy(*cpus, given, (size_t)n * sizeof(**cpus));
+		*ncpus = n;
+		return 0;
+	}
+	int err = hostinfo_online_cpus(cpus, ncpus);
+	if (err)
+		return err_set(e, err, "cannot read the online CPUs from /sys/devices/system/cpu/online: %s", strerror(-err));
+	return 0;
+}

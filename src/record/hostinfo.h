@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "format/feature.h"
+#include "util/err.h"
 
 struct hostinfo {
 	char hostname[65];
@@ -39,5 +40,9 @@ void hostinfo_free(struct hostinfo *h);
 
 /* The online CPUs (/sys/devices/system/cpu/online), malloc'd. -errno. */
 int hostinfo_online_cpus(int **cpus, int *n);
+
+/* The CPUs to sample on: a copy of given[0..n) (-C), or with given NULL
+ * the online ones; malloc'd. -ENOMEM, or -errno with *e. */
+int hostinfo_choose_cpus(const int *given, int n, int **cpus, int *ncpus, struct err *e);
 
 #endif

@@ -303,6 +303,169 @@ static int watch(int ep, int fd, uint64_t tag)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+/* One run of the loop: its epoll, what it watches, its clocks (ms). */
+struct run {
+	struct sampler *s;
+	struct writer *w;
+	const struct loop_config *c;
+	struct loop_stats *st;
+	int ep;
+	int *polled;            /* the fd each ring is watched through, or -1 */
+	struct iovec *iov;      /* a pass's: 2 per ring + 2 */
+	size_t targets_left;
+	uint64_t now, start, deadline;
+	uint64_t last_drain, last_checkpoint, last_status, chunk_start;
+	bool cut_asked;
+};
+
+/* The epoll over every ring's fd, the signalfd and the targets' pidfds. */
+static int run_open(struct run *r)
+{
+	const struct loop_config *c = r->c;
+	size_t nr = r->s->nr_cpus;
+	r->polled = calloc(nr ? nr : 1, sizeof(*r->polled));
+	r->iov = calloc(2 * nr + 2, sizeof(*r->iov));
+	r->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!r->iov || !r->polled || r->ep < 0)
+		return r->ep < 0 ? -errno : -ENOMEM;
+	int ret = 0;
+	for (size_t i = 0; i < nr && !ret; i++) {
+		r->polled[i] = r->s->ring_fds[i];
+		ret = watch(r->ep, r->polled[i], TAG_RING | i);
+	}
+	if (!ret && c->signal_fd >= 0)
+		ret = watch(r->ep, c->signal_fd, TAG_SIGNAL);
+	for (size_t i = 0; i < c->nr_target_fds && !ret; i++)
+		ret = watch(r->ep, c->target_fds[i], TAG_TARGET | i);
+	r->targets_left = c->nr_target_fds;
+	r->start = now_ms();
+	r->last_drain = r->last_checkpoint = r->last_status = r->chunk_start = r->start;
+	r->deadline = c->duration_ms ? r->start + c->duration_ms : 0;
+	return ret;
+}
+
+/* How long the next wait may take: a drain interval, less while markers
+ * pour in, a chunk or the deadline is due. At the deadline the loop
+ * ends. */
+static int wait_ms(struct run *r, uint64_t now)
+{
+	const struct loop_config *c = r->c;
+	int timeout = LOOP_DRAIN_MS;
+	if (c->markers) {
+		markers_scan(c->markers, now);
+		/* A flood of markers: drain before the channel fills. */
+		if (c->markers->busy)
+			timeout = LOOP_MARKERS_BUSY_MS;
+	}
+	/* Cut on time, not up to a drain interval late. */
+	if (c->sw && c->sw->ms) {
+		uint64_t due = r->chunk_start + c->sw->ms;
+		uint64_t left = due > now ? due - now : 0;
+		if (left < (uint64_t)timeout)
+			timeout = (int)left;
+	}
+	if (r->deadline) {
+		if (now >= r->deadline)
+			r->st->end_reason = LOOP_END_DURATION;
+		else if (r->deadline - now < (uint64_t)timeout)
+			timeout = (int)(r->deadline - now);
+	}
+	return timeout;
+}
+
+/* What epoll_wait reported: true when a ring has data. A ring fd that
+ * hung up is replaced by the next on its CPU; a signal may stop the loop
+ * or ask for a cut; a target's pidfd is gone for good. */
+static bool take_events(struct run *r, const struct epoll_event *evs, int n)
+{
+	bool ring_ready = false;
+	for (int k = 0; k < n; k++) {
+		uint64_t tag = evs[k].data.u64;
+		size_t i = TAG_INDEX(tag);
+		switch (TAG_KIND(tag)) {
+		case TAG_RING:
+			if (evs[k].events & EPOLLIN)
+				ring_ready = true;
+			if (evs[k].events & (EPOLLHUP | EPOLLERR)) {
+				epoll_ctl(r->ep, EPOLL_CTL_DEL, r->polled[i], NULL);
+				r->polled[i] = next_fd_on_cpu(r->s, i, r->polled[i]);
+				if (r->polled[i] >= 0)
+					watch(r->ep, r->polled[i], TAG_RING | i);
+			}
+			break;
+		case TAG_SIGNAL:
+			if (read_signal(r->c, r->st, &r->cut_asked))
+				r->st->end_reason = LOOP_END_SIGNAL;
+			break;
+		case TAG_TARGET:
+			epoll_ctl(r->ep, EPOLL_CTL_DEL, r->c->target_fds[i], NULL);
+			r->targets_left--;
+			break;
+		}
+	}
+	return ring_ready;
+}
+
+static void stop_on_error(struct loop_stats *st, int err)
+{
+	st->write_error = err;
+	st->end_reason = LOOP_END_WRITE_ERROR;
+}
+
+/* A pass when a ring is ready, a drain interval passed or the loop ends;
+ * then the checkpoint when due. False: the pass failed, the loop ends
+ * now. */
+static bool drain_step(struct run *r, bool ring_ready)
+{
+	const struct loop_config *c = r->c;
+	struct loop_stats *st = r->st;
+	bool first_samples = false;
+	uint64_t every = c->markers && c->markers->busy ? LOOP_MARKERS_BUSY_MS : LOOP_DRAIN_MS;
+	if (ring_ready || r->now - r->last_drain >= every || st->end_reason) {
+		uint64_t had = st->tally.samples;
+		int err = drain_pass(r->s, r->w, c, st, r->iov, NULL);
+		r->last_drain = r->now;
+		if (err) {
+			stop_on_error(st, err);
+			return false;
+		}
+		/* The first samples are in the header at once: a recording
+		 * killed early is not an empty one. */
+		first_samples = had == 0 && st->tally.samples > 0;
+	}
+	if (first_samples || r->now - r->last_checkpoint >= LOOP_CHECKPOINT_MS) {
+		int err = writer_checkpoint(r->w);
+		r->last_checkpoint = r->now;
+		if (err)
+			stop_on_error(st, err);
+	}
+	return true;
+}
+
+/* A chunk that is due is cut (loop_switch); the switch's tick. */
+static void cut_step(struct run *r)
+{
+	const struct loop_switch *sw = r->c->sw;
+	struct loop_stats *st = r->st;
+	bool due = r->cut_asked || (sw->ms && now_ms() - r->chunk_start >= sw->ms) ||
+		   (sw->bytes && r->w->end >= sw->bytes);
+	if (due) {
+		int err = sw->prepare(sw->ctx);
+		if (!err)
+			err = drain_pass(r->s, r->w, r->c, st, r->iov, sw->carry);
+		if (!err)
+			err = sw->cut(sw->ctx);
+		r->cut_asked = false;
+		r->now = r->chunk_start = r->last_drain = r->last_checkpoint = now_ms();
+		memset(&st->chunk, 0, sizeof(st->chunk));
+		st->chunks++;
+		if (err)
+			stop_on_error(st, err);
+	}
+	if (sw->tick)
+		sw->tick(sw->ctx);
+}
+
 /*
  * epoll rather than poll: the registrations persist, where poll() adds and
  * removes a wait-queue entry per fd on every call, which showed up in
@@ -311,59 +474,16 @@ static int watch(int ep, int fd, uint64_t tag)
 int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 	     struct loop_stats *st)
 {
-	size_t nr = s->nr_cpus;
-	int *polled = calloc(nr ? nr : 1, sizeof(*polled));
-	struct iovec *iov = calloc(2 * nr + 2, sizeof(*iov));
+	struct run r = { .s = s, .w = w, .c = c, .st = st, .ep = -1 };
 	struct epoll_event evs[64];
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	int ret = 0;
-	if (!iov || !polled || ep < 0) {
-		ret = ep < 0 ? -errno : -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < nr && !ret; i++) {
-		polled[i] = s->ring_fds[i];
-		ret = watch(ep, polled[i], TAG_RING | i);
-	}
-	if (!ret && c->signal_fd >= 0)
-		ret = watch(ep, c->signal_fd, TAG_SIGNAL);
-	for (size_t i = 0; i < c->nr_target_fds && !ret; i++)
-		ret = watch(ep, c->target_fds[i], TAG_TARGET | i);
-	if (ret)
-		goto out;
-	size_t targets_left = c->nr_target_fds;
-
-	uint64_t start = now_ms();
-	uint64_t last_drain = start, last_checkpoint = start, last_status = start;
-	uint64_t deadline = c->duration_ms ? start + c->duration_ms : 0;
-	uint64_t chunk_start = start;
-	bool cut_asked = false;
-	st->end_reason = 0;
-	while (!st->end_reason) {
-		uint64_t now = now_ms();
-		int timeout = LOOP_DRAIN_MS;
-		if (c->markers) {
-			markers_scan(c->markers, now);
-			/* A flood of markers: drain before the channel fills. */
-			if (c->markers->busy)
-				timeout = LOOP_MARKERS_BUSY_MS;
-		}
-		/* Cut on time, not up to a drain interval late. */
-		if (c->sw && c->sw->ms) {
-			uint64_t due = chunk_start + c->sw->ms;
-			uint64_t left = due > now ? due - now : 0;
-			if (left < (uint64_t)timeout)
-				timeout = (int)left;
-		}
-		if (deadline) {
-			if (now >= deadline) {
-				st->end_reason = LOOP_END_DURATION;
-				break;
-			}
-			if (deadline - now < (uint64_t)timeout)
-				timeout = (int)(deadline - now);
-		}
-		int n = epoll_wait(ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout);
+	int ret = run_open(&r);
+	if (!ret)
+		st->end_reason = 0;
+	while (!ret && !st->end_reason) {
+		int timeout = wait_ms(&r, now_ms());
+		if (st->end_reason)
+			break;
+		int n = epoll_wait(r.ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -371,91 +491,24 @@ int loop_run(struct sampler *s, struct writer *w, const struct loop_config *c,
 			break;
 		}
 		st->wakeups++;
-		bool ring_ready = false;
-		for (int k = 0; k < n; k++) {
-			uint64_t tag = evs[k].data.u64;
-			size_t i = TAG_INDEX(tag);
-			switch (TAG_KIND(tag)) {
-			case TAG_RING:
-				if (evs[k].events & EPOLLIN)
-					ring_ready = true;
-				if (evs[k].events & (EPOLLHUP | EPOLLERR)) {
-					epoll_ctl(ep, EPOLL_CTL_DEL, polled[i], NULL);
-					polled[i] = next_fd_on_cpu(s, i, polled[i]);
-					if (polled[i] >= 0)
-						watch(ep, polled[i], TAG_RING | i);
-				}
-				break;
-			case TAG_SIGNAL:
-				if (read_signal(c, st, &cut_asked))
-					st->end_reason = LOOP_END_SIGNAL;
-				break;
-			case TAG_TARGET:
-				epoll_ctl(ep, EPOLL_CTL_DEL, c->target_fds[i], NULL);
-				targets_left--;
-				break;
-			}
-		}
-		if (c->nr_target_fds && targets_left == 0 && !st->end_reason)
+		bool ring_ready = take_events(&r, evs, n);
+		if (c->nr_target_fds && r.targets_left == 0 && !st->end_reason)
 			st->end_reason = LOOP_END_TARGET_EXIT;
-		if (deadline && now_ms() >= deadline && !st->end_reason)
+		if (r.deadline && now_ms() >= r.deadline && !st->end_reason)
 			st->end_reason = LOOP_END_DURATION;
-
-		now = now_ms();
-		bool first_samples = false;
-		uint64_t every = c->markers && c->markers->busy ? LOOP_MARKERS_BUSY_MS : LOOP_DRAIN_MS;
-		if (ring_ready || now - last_drain >= every || st->end_reason) {
-			uint64_t had = st->tally.samples;
-			int err = drain_pass(s, w, c, st, iov, NULL);
-			last_drain = now;
-			if (err) {
-				st->write_error = err;
-				st->end_reason = LOOP_END_WRITE_ERROR;
-				break;
-			}
-			/* The first samples are in the header at once: a recording
-			 * killed early is not an empty one. */
-			first_samples = had == 0 && st->tally.samples > 0;
-		}
-		if (first_samples || now - last_checkpoint >= LOOP_CHECKPOINT_MS) {
-			int err = writer_checkpoint(w);
-			last_checkpoint = now;
-			if (err) {
-				st->write_error = err;
-				st->end_reason = LOOP_END_WRITE_ERROR;
-			}
-		}
-		if (c->sw && !st->end_reason) {
-			const struct loop_switch *sw = c->sw;
-			bool due = cut_asked || (sw->ms && now_ms() - chunk_start >= sw->ms) ||
-				   (sw->bytes && w->end >= sw->bytes);
-			if (due) {
-				int err = sw->prepare(sw->ctx);
-				if (!err)
-					err = drain_pass(s, w, c, st, iov, sw->carry);
-				if (!err)
-					err = sw->cut(sw->ctx);
-				cut_asked = false;
-				now = chunk_start = last_drain = last_checkpoint = now_ms();
-				memset(&st->chunk, 0, sizeof(st->chunk));
-				st->chunks++;
-				if (err) {
-					st->write_error = err;
-					st->end_reason = LOOP_END_WRITE_ERROR;
-				}
-			}
-			if (sw->tick)
-				sw->tick(sw->ctx);
-		}
-		if (c->status && now - last_status >= LOOP_STATUS_MS) {
-			last_status = now;
-			c->status(c->status_ctx, st, (double)(now - start) / 1e3, w->end);
+		r.now = now_ms();
+		if (!drain_step(&r, ring_ready))
+			break;
+		if (c->sw && !st->end_reason)
+			cut_step(&r);
+		if (c->status && r.now - r.last_status >= LOOP_STATUS_MS) {
+			r.last_status = r.now;
+			c->status(c->status_ctx, st, (double)(r.now - r.start) / 1e3, w->end);
 		}
 	}
-out:
-	if (ep >= 0)
-		close(ep);
-	free(iov);
-	free(polled);
+	if (r.ep >= 0)
+		close(r.ep);
+	free(r.iov);
+	free(r.polled);
 	return ret;
 }

@@ -728,6 +728,16 @@ bool markers_found(const struct markers *m)
 	return m->n > 0;
 }
 
+void markers_event(struct markers *m, const struct pd_attr *like, bool final)
+{
+	m->ev_id = MARKER_TP_ID;
+	marker_tp_attr(&m->ev.attr, like, final);
+	m->ev.name = MARKER_TP_NAME;
+	m->ev.ids = &m->ev_id;
+	m->ev.nr_ids = 1;
+	m->sample_type = m->ev.attr.sample_type;
+}
+
 void markers_free(struct markers *m)
 {
 	if (!m->stopped)

@@ -47,6 +47,7 @@
 #include <sys/types.h>
 
 #include "marker/abi.h"
+#include "record/sampler.h"
 #include "util/buf.h"
 
 #define MARKERS_SCAN_MS 500
@@ -101,6 +102,8 @@ struct markers {
 	uint64_t mapped;        /* bytes of rings mapped */
 	pid_t self;
 	uint64_t sample_type;   /* of the marker attr */
+	struct sampler_event ev; /* psrec:marker, for the file (markers_event) */
+	uint64_t ev_id;
 	int64_t clock_offset;   /* the recording's clock - CLOCK_MONOTONIC */
 	struct buf out;         /* the last drain's samples, in time order */
 	struct buf tmp;
@@ -158,6 +161,12 @@ size_t markers_piece(const struct markers *m, size_t at, size_t max);
 /* Tell the programs to stop writing (the next drain takes what is left)
  * and bring the drop counts up to date. */
 void markers_stop(struct markers *m);
+
+/* The psrec:marker event (m->ev, its sample_type m's), made like the
+ * recording's first event (like); final: the tracepoint form, which a
+ * stream has from its start and a file only once its TRACING_DATA is
+ * written (marker/tp.h), else the bpf-output form. */
+void markers_event(struct markers *m, const struct pd_attr *like, bool final);
 
 /* Whether the executable at path links libpsrec-marker or has its
  * functions (a static link): whether a command will send markers. */

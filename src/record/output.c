@@ -183,3 +183,11 @@ void output_close(struct output *o)
 	free(o->aside);
 	o->aside = NULL;
 }
+
+int output_failed(const char *path, bool pipe, int err, struct err *e)
+{
+	const char *name = pipe ? "standard output" : path;
+	if (err == -EPIPE)
+		return err_set(e, err, "the reader of %s went away before recording started", name);
+	return err_set(e, err, "cannot write %s: %s", name, strerror(-err));
+}

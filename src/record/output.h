@@ -70,4 +70,8 @@ void output_abort(struct output *o);
 /* Remove the file if it was never committed; close the fds. */
 void output_close(struct output *o);
 
+/* One line in *e for a failed write (err) of the output at path, or of
+ * standard output (pipe: -o -): EPIPE is its reader gone. Returns err. */
+int output_failed(const char *path, bool pipe, int err, struct err *e);
+
 #endif

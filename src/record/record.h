@@ -17,6 +17,7 @@
 #include "record/config.h"
 #include "record/loop.h"
 #include "record/markers.h"
+#include "record/notify.h"
 #include "util/err.h"
 
 struct record_hooks {
@@ -26,9 +27,11 @@ struct record_hooks {
 	void (*status)(void *ctx, const struct loop_stats *st, double elapsed_s, uint64_t bytes);
 	void *ctx;
 };
-#define RECORD_NOTICE_WARN    0  /* always shown (unless -q) */
-#define RECORD_NOTICE_VERBOSE 1  /* shown with -v */
+#define RECORD_NOTICE_WARN    NOTIFY_WARN     /* always shown (unless -q) */
+#define RECORD_NOTICE_VERBOSE NOTIFY_VERBOSE  /* shown with -v */
 
+/* What the recording's parts learnt (the target's own: target.h's
+ * struct target_facts) is copied here however it ended. */
 struct record_result {
 	bool exec_failed;       /* the command could not be executed */
 	int exec_errno;
@@ -67,9 +70,5 @@ struct record_result {
  */
 int record_run(const struct record_config *cfg, const char *cmd_path, const struct record_hooks *h,
 	       struct record_result *res, struct err *e);
-
-/* Pass one notice to the hooks (no-op without a notice hook). */
-void record_notice(const struct record_hooks *h, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -358,3 +358,19 @@ void sampler_close(struct sampler *s)
 	free(s->spec);
 	memset(s, 0, sizeof(*s));
 }
+
+void sampler_announce(const struct sampler *s, size_t pages_asked, bool pages_given, const struct notify *n)
+{
+	if (s->build_id_refused)
+		notify_say(n, NOTIFY_VERBOSE,
+			   "the kernel predates attr.build_id (Linux 5.12): build-ids are read from the mapped files after recording");
+	if (s->default_fell_back)
+		notify_say(n, NOTIFY_VERBOSE, "no hardware PMU: default event cycles replaced by cpu-clock");
+	if (s->kernel_excluded)
+		notify_say(n, NOTIFY_WARN, "kernel samples not permitted (perf_event_paranoid is %d); recording user space only",
+			   perm_paranoid());
+	if (s->ring_shrunk)
+		notify_say(n, pages_given ? NOTIFY_WARN : NOTIFY_VERBOSE,
+			   "a %zu KiB ring per CPU exceeds the locked-memory limit (perf_event_mlock_kb, ulimit -l); using %zu KiB",
+			   pages_asked * (size_t)sysconf(_SC_PAGESIZE) / 1024, (size_t)s->rings[0].size / 1024);
+}

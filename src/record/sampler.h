@@ -20,7 +20,7 @@
  * per event. attr.size is 128 (perf 6.1 rejects larger,
  * perf-data-format.md 1.2).
  *
- * Fallbacks, reported through flags for the caller to announce:
+ * Fallbacks, reported through flags (sampler_announce says them):
  * - kernel samples refused (perf_event_paranoid): events without an
  *   explicit modifier are retried with exclude_kernel (kernel_excluded);
  * - the default "cycles" event on a machine without a hardware PMU becomes
@@ -41,6 +41,7 @@
 #include "psrec/perf_data.h"
 #include "record/callgraph.h"
 #include "record/evspec.h"
+#include "record/notify.h"
 #include "record/perm.h"
 #include "record/ring.h"
 
@@ -124,5 +125,10 @@ int sampler_enable(struct sampler *s);
 int sampler_disable(struct sampler *s);
 
 void sampler_close(struct sampler *s);
+
+/* Say the fallbacks the open took: a warning for user space only, -v
+ * detail for cpu-clock and for attr.build_id refused; a smaller ring than
+ * pages_asked is a warning when -m gave it (pages_given), else detail. */
+void sampler_announce(const struct sampler *s, size_t pages_asked, bool pages_given, const struct notify *n);
 
 #endif

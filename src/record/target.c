@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "format/sample.h"
+#include "marker/abi.h"
 #include "record/perm.h"
 #include "record/procfs.h"
-#include "record/record.h"
 #include "record/sidecache.h"
 #include "record/synth.h"
 
@@ -50,6 +50,17 @@ static void no_reaped(struct target *t, const struct target_env *env)
 	(void)t, (void)env;
 }
 
+/* The end of a markers() that did not turn them on: why, said once. */
+static bool markers_off(const struct target_env *env, struct markers *m, int err)
+{
+	if (err)
+		notify_say(&env->say, NOTIFY_WARN, "no markers: cannot set up their channel: %s", strerror(-err));
+	if (m->warning[0])
+		notify_say(&env->say, NOTIFY_WARN, "%s", m->warning);
+	markers_free(m);
+	return false;
+}
+
 int target_synth_process(const struct target_env *env, const struct sampler *s, pid_t pid, struct buf *b)
 {
 	struct synth_counts cnt = { 0 };
@@ -85,6 +96,21 @@ static int synth_pids(struct buf *b, const struct target_env *env, const struct 
 
 /* ---- a launched command ------------------------------------------------ */
 
+/* A channel made for the command (its fd handed on at the fork), when
+ * it links the library or --markers asks. */
+static bool launch_markers(struct target *t, const struct target_env *env, struct markers *m)
+{
+	const struct record_config *c = env->cfg;
+	markers_init(m, 0, c->clockid);
+	if (c->markers != CONFIG_MARKERS_ON && !markers_program_uses(t->cmd_path))
+		return markers_off(env, m, 0);
+	int err = markers_create(m, PSREC_MARKER_DATA_SIZE, &t->marker_fd);
+	if (err)
+		return markers_off(env, m, err);
+	t->markers = m;
+	return true;
+}
+
 /* The child is forked stopped on a pipe; events open on it with
  * enable_on_exec, so sampling starts at its exec. In pipe mode stdout
  * carries the recording: the command's own output goes to stderr, as
@@ -93,7 +119,7 @@ static int launch_open(struct target *t, const struct target_env *env, struct sa
 		       struct sampler_config *sc, struct err *e)
 {
 	const struct record_config *c = env->cfg;
-	int err = launch_fork(&t->child, env->cmd_path, c->cmd, env->child_mask, c->pipe, env->marker_fd, e);
+	int err = launch_fork(&t->child, t->cmd_path, c->cmd, env->child_mask, c->pipe, t->marker_fd, e);
 	if (err)
 		return err;
 	pid_t pids[1] = { t->child.pid };
@@ -104,7 +130,13 @@ static int launch_open(struct target *t, const struct target_env *env, struct sa
 	struct perm_failure pf;
 	err = sampler_open(s, sc, &pf);
 	sc->pids = NULL;
-	return err ? perm_explain(&pf, e) : 0;
+	if (err)
+		return perm_explain(&pf, e);
+	/* A channel the command's library makes itself is found in /proc
+	 * (its -ENOMEM costs only that search). */
+	if (t->markers)
+		markers_watch(t->markers, &t->child.pid, 1);
+	return 0;
 }
 
 static int launch_synthesize(struct target *t, const struct target_env *env, const struct sampler *s,
@@ -125,11 +157,11 @@ static int launch_start(struct target *t, const struct target_env *env, struct e
 {
 	int err = launch_exec(&t->child);
 	if (err) {
-		env->res->exec_failed = true;
-		env->res->exec_errno = -err;
+		t->facts.exec_failed = true;
+		t->facts.exec_errno = -err;
 		return err_set(e, err, "%s: %s", env->cfg->cmd[0], strerror(-err));
 	}
-	env->res->setup_ms = ms_since(env->t0);
+	t->facts.setup_ms = ms_since(env->t0);
 	return 0;
 }
 
@@ -138,7 +170,7 @@ static void launch_describe(struct target *t, const struct target_env *env, cons
 {
 	snprintf(buf, len, "recording %s (pid %d) on %zu CPUs, %zu event(s), %zu KiB ring per CPU; started in %.1f ms",
 		 env->cfg->cmd[0], (int)t->child.pid, s->nr_cpus, s->nr_events,
-		 (size_t)(s->rings[0].size / 1024), env->res->setup_ms);
+		 (size_t)(s->rings[0].size / 1024), t->facts.setup_ms);
 }
 
 static size_t launch_watch(struct target *t, const int **fds)
@@ -156,9 +188,10 @@ static void launch_stop(struct target *t, struct sampler *s)
 
 static void launch_reaped(struct target *t, const struct target_env *env)
 {
+	(void)env;
 	if (launch_reap(&t->child) == 0) {
-		env->res->target_exited = true;
-		env->res->target_status = t->child.status;
+		t->facts.exited = true;
+		t->facts.status = t->child.status;
 	}
 }
 
@@ -170,9 +203,9 @@ static void launch_end(struct target *t, const struct target_env *env, bool star
 		launch_abort(&t->child);
 	} else if (started && !t->child.reaped &&
 		   launch_terminate(&t->child, env->sigfd, 1000) == -ETIMEDOUT) {
-		record_notice(env->hooks, RECORD_NOTICE_WARN,
-			      "%s (pid %d) is still running 1 s after SIGTERM; waiting for it (signal psrec again to kill it)",
-			      env->cfg->cmd[0], (int)t->child.pid);
+		notify_say(&env->say, NOTIFY_WARN,
+			   "%s (pid %d) is still running 1 s after SIGTERM; waiting for it (signal psrec again to kill it)",
+			   env->cfg->cmd[0], (int)t->child.pid);
 		launch_terminate(&t->child, env->sigfd, -1);
 	}
 	launch_close(&t->child);
@@ -180,6 +213,7 @@ static void launch_end(struct target *t, const struct target_env *env, bool star
 
 static const struct target_ops launch_ops = {
 	.tty_sigint_to_target = true,
+	.markers = launch_markers,
 	.check = no_check,
 	.open = launch_open,
 	.synthesize = launch_synthesize,
@@ -212,8 +246,8 @@ static int attach_kthreads(const struct target *t, const struct target_env *env,
 		if (!kernel)
 			return err_set(e, -EINVAL, "%s %d (%s) is a kernel thread, and every event excludes the kernel (:u): "
 				       "nothing would be recorded; drop the u modifier", what, (int)p->pid, p->name);
-		record_notice(env->hooks, RECORD_NOTICE_WARN, "%s %d (%s) is a kernel thread: its samples are all kernel "
-			      "samples, taken only while it runs (an idle one records none)", what, (int)p->pid, p->name);
+		notify_say(&env->say, NOTIFY_WARN, "%s %d (%s) is a kernel thread: its samples are all kernel "
+			   "samples, taken only while it runs (an idle one records none)", what, (int)p->pid, p->name);
 	}
 	return 0;
 }
@@ -227,6 +261,26 @@ static int attach_check(struct target *t, const struct target_env *env, struct e
 	int err = attach_resolve(&t->att, c->pids, c->nr_pids, c->tids, c->nr_tids, c->system_wide,
 				 perm_can_sample_kernel(), e);
 	return err ? err : attach_kthreads(t, env, e);
+}
+
+/* The channels the library made in the processes of -p, looked for now
+ * (AUTO: none found, no markers) and, while none is, at every scan. */
+static bool attach_markers(struct target *t, const struct target_env *env, struct markers *m)
+{
+	(void)t;
+	const struct record_config *c = env->cfg;
+	bool force = c->markers == CONFIG_MARKERS_ON;
+	if (!c->nr_pids) {
+		if (force)
+			notify_say(&env->say, NOTIFY_WARN, "--markers: markers come from a command or -p processes, not -a or -t");
+		return false;
+	}
+	markers_init(m, 0, c->clockid);
+	int err = markers_watch(m, c->pids, (size_t)c->nr_pids);
+	if (err)
+		return markers_off(env, m, err);
+	markers_scan(m, 0);
+	return force || markers_found(m) ? true : markers_off(env, m, 0);
 }
 
 /* Keep up with threads that appear while the events are being opened. */
@@ -277,8 +331,8 @@ static int attach_open(struct target *t, const struct target_env *env, struct sa
 	free(tids);
 	if (err)
 		return perm_explain(&pf, e);
-	env->res->nr_threads = n - s->nr_skipped;
-	return attach_catch_up(t, s, sc, &env->res->nr_threads, &pf, e);
+	t->facts.nr_threads = n - s->nr_skipped;
+	return attach_catch_up(t, s, sc, &t->facts.nr_threads, &pf, e);
 }
 
 /* /proc is scanned only now, after the events were enabled: a mapping
@@ -310,10 +364,10 @@ static int attach_synthesize(struct target *t, const struct target_env *env, con
 			     struct buf *b)
 {
 	struct synth_counts cnt = { 0 };
-	env->res->setup_ms = ms_since(env->t0);
+	t->facts.setup_ms = ms_since(env->t0);
 	int err = attach_synthesize_now(t, env, s, b, &cnt);
-	env->res->nr_processes = cnt.processes;
-	env->res->nr_maps = cnt.maps;
+	t->facts.nr_processes = cnt.processes;
+	t->facts.nr_maps = cnt.maps;
 	return err;
 }
 
@@ -354,7 +408,8 @@ static int attach_start(struct target *t, const struct target_env *env, struct e
 static void attach_describe(struct target *t, const struct target_env *env, const struct sampler *s,
 			    char *buf, size_t len)
 {
-	const struct record_result *r = env->res;
+	(void)env;
+	const struct target_facts *r = &t->facts;
 	if (t->att.system_wide)
 		snprintf(buf, len, "recording all processes on %zu CPUs (%zu processes, %zu mappings synthesized); sampling enabled %.1f ms after start",
 			 s->nr_cpus, r->nr_processes, r->nr_maps, r->setup_ms);
@@ -381,6 +436,7 @@ static void attach_end(struct target *t, const struct target_env *env, bool star
 
 static const struct target_ops attach_ops = {
 	.tty_sigint_to_target = false,
+	.markers = attach_markers,
 	.check = attach_check,
 	.open = attach_open,
 	.synthesize = attach_synthesize,
@@ -397,5 +453,7 @@ void target_init(struct target *t, const char *cmd_path)
 {
 	memset(t, 0, sizeof(*t));
 	t->child = (struct launch){ .pid = -1, .pidfd = -1, .go_fd = -1, .exec_fd = -1 };
+	t->cmd_path = cmd_path;
+	t->marker_fd = -1;
 	t->ops = cmd_path ? &launch_ops : &attach_ops;
 }

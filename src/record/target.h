@@ -4,6 +4,8 @@
  * lifecycle in record.c calls these in order and never asks which it is:
  *
  *   check      before anything is created (attach: do the targets exist?)
+ *   markers    set up the marker channels (markers.h) as this target has
+ *              them: one made for a command, those of -p's processes
  *   open       open the events on the target's threads
  *   synthesize what existed before the recording (COMM, MMAP2 records)
  *   live       the processes that live now, for the start of each further
@@ -15,6 +17,10 @@
  *   stop       before the last drain (a command's events are disabled)
  *   reaped     after the loop ended because the targets exited
  *   end        after the file is finished (or the start failed)
+ *
+ * A target says what it has to say through env->say (notify.h) and keeps
+ * what it learnt in t->facts, which record.c hands on in its result:
+ * nothing here knows record.h.
  */
 #ifndef PSREC_RECORD_TARGET_H
 #define PSREC_RECORD_TARGET_H
@@ -27,13 +33,12 @@
 #include "record/attach.h"
 #include "record/config.h"
 #include "record/launch.h"
+#include "record/markers.h"
+#include "record/notify.h"
 #include "record/perm.h"
 #include "record/sampler.h"
 #include "util/buf.h"
 #include "util/err.h"
-
-struct record_result;
-struct record_hooks;
 
 /* What the lifecycle hands every call. */
 struct idcache;
@@ -41,15 +46,24 @@ struct sidecache;
 
 struct target_env {
 	const struct record_config *cfg;
-	const char *cmd_path;           /* launch: the resolved executable */
-	const sigset_t *child_mask;     /* launch: the command's signal mask */
+	const sigset_t *child_mask;     /* psrec's own, for the command (and chunks' commands) */
 	int sigfd;                      /* psrec's stop signals */
 	const struct timespec *t0;      /* when psrec started */
-	const struct record_hooks *hooks;
-	struct record_result *res;
+	struct notify say;              /* warnings (kernel threads, a command outliving psrec) */
 	struct idcache *ids;            /* build-ids of synthesized maps; NULL: none (-B) */
 	struct sidecache *seed;         /* --switch-output: synthesize hands it each process's records */
-	int marker_fd;                  /* launch: the marker channel to hand on, or -1 */
+};
+
+/* What a target learnt, for the recording's result (record.h). */
+struct target_facts {
+	bool exec_failed;               /* launch: the command could not be executed */
+	int exec_errno;
+	bool exited;                    /* launch: reaped after the loop (reaped) */
+	int status;                     /* its wait status */
+	double setup_ms;                /* from t0 until sampling was enabled */
+	size_t nr_threads;              /* attach: threads events were opened on */
+	size_t nr_processes;            /* attach: processes synthesized from /proc */
+	size_t nr_maps;                 /* attach: mappings synthesized */
 };
 
 struct target;
@@ -57,6 +71,17 @@ struct target;
 struct target_ops {
 	bool tty_sigint_to_target;      /* a terminal's Ctrl-C reaches the target */
 	int (*check)(struct target *t, const struct target_env *env, struct err *e);
+	/*
+	 * Markers' channels into m, for cfg->markers AUTO or ON (ON: even
+	 * when the program shows no sign of using them): a launched command
+	 * gets one made for it to inherit, when it links the library; the
+	 * processes of -p are searched for the channels their library made;
+	 * -a and -t have none. True: m is set up and its markers are
+	 * recorded (markers_free it at the end). False: m is freed or was
+	 * never set up, and why was said.
+	 * A channel psrec cannot make costs the markers, never the recording.
+	 */
+	bool (*markers)(struct target *t, const struct target_env *env, struct markers *m);
 	int (*open)(struct target *t, const struct target_env *env, struct sampler *s,
 		    struct sampler_config *sc, struct err *e);
 	int (*synthesize)(struct target *t, const struct target_env *env, const struct sampler *s,
@@ -74,13 +99,17 @@ struct target_ops {
 
 struct target {
 	const struct target_ops *ops;
+	struct target_facts facts;
+	const char *cmd_path;           /* launch: the resolved executable */
 	struct launch child;            /* launch */
+	int marker_fd;                  /* launch: the channel markers() made for it, or -1 */
+	struct markers *markers;        /* launch: what markers() set up, to watch the child */
 	struct attach att;              /* attach */
 	int *pidfds;                    /* attach: what watch() returns */
 };
 
-/* A launched command (cmd_path set: the resolved cfg->cmd[0]) or the
- * -p/-t/-a targets. */
+/* A launched command (cmd_path set: the resolved cfg->cmd[0], kept, not
+ * copied) or the -p/-t/-a targets. */
 void target_init(struct target *t, const char *cmd_path);
 
 /* COMM and MMAP2 records of process pid and all its threads, as the
