@@ -25,6 +25,7 @@
 #include "record/hostinfo.h"
 #include "record/recfile.h"
 #include "record/synth.h"
+#include "record/target.h"
 
 struct recording {
 	struct target_env env;
