@@ -161,7 +161,11 @@ for f in "${bfiles[@]:0:${#bfiles[@]}-1}"; do
 		fail "chunk $f of --switch-output=64K holds $sz bytes"
 	fi
 done
-each_resolves_hot_a "size chunk" "${bfiles[@]}"
+# (the last chunk may hold spin's exit records alone, as in the 1 s case)
+each_resolves_hot_a "size chunk" "${bfiles[@]:0:${#bfiles[@]}-1}"
+if has_samples "${bfiles[-1]}" 1; then
+	each_resolves_hot_a "last size chunk" "${bfiles[-1]}"
+fi
 echo "ok: --switch-output=64K cut ${#bfiles[@]} chunks of 64 KiB or a pass more"
 
 # ---- --switch-max-files=2 keeps the newest two --------------------------
@@ -267,11 +271,22 @@ aout="$TMP/all.data"
 kill -KILL "$BG_PID"
 mapfile -t afiles < <(chunks "$aout")
 [ "${#afiles[@]}" -ge 3 ] || fail "-a: ${#afiles[@]} chunks"
+# A chunk where spin got too little CPU to have a shape (the tail after
+# the last cut, or a machine busy with other work) is named, not judged;
+# every chunk of 100 spin samples or more must show hot_a's share.
+judged=0
 for f in "${afiles[@]}"; do
 	txt=$(report -i "$f" --no-children --pid "$BG_PID" --percentage relative --sort sym)
 	no_perf_warnings "perf report of -a chunk $f"
-	assert_near "$(sym_pct hot_a <<<"$txt")" 60 8 "-a chunk $f: hot_a of the spin that ran before"
+	n=$(report_samples <<<"$txt")
+	if [ "${n:-0}" -lt 100 ]; then
+		echo "note: -a chunk $f: only ${n:-0} samples of spin" >&2
+		continue
+	fi
+	judged=$((judged + 1))
+	assert_near "$(sym_pct hot_a <<<"$txt")" 60 8 "-a chunk $f ($n samples of spin): hot_a of the spin that ran before"
 done
+[ "$judged" -ge 2 ] || fail "-a: only $judged of ${#afiles[@]} chunks hold 100 samples of spin"
 echo "ok: -a in ${#afiles[@]} chunks, a process older than the recording resolved in each"
 
 # ---- refusals -----------------------------------------------------------
