@@ -22,7 +22,10 @@ command -v jq >/dev/null || skip "jq is not installed (Debian: apt-get install j
 ps="$TMP/ps.data"
 pr="$TMP/pr.data"
 # psrec records with CLOCK_MONOTONIC; perf record's equal is -k monotonic.
-PERF_REC=("$PERF" record -q -k monotonic -F 999)
+# Its build-id cache of its own: perf 6.1's record aborts ("assertion
+# failed at util/build-id.c:1010", then "stack smashing detected") when
+# another recorder fills the shared ~/.debug at the same time (seen in CI).
+PERF_REC=("$PERF" --buildid-dir "$TMP/perf-debug" record -q -k monotonic -F 999)
 PSREC_REC=("$PSREC" -q -F 999)
 
 # ---- recording ---------------------------------------------------------
