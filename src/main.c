@@ -209,8 +209,8 @@ static int cmd_record(int argc, char **argv)
 	int code;
 	if (err) {
 		say("%s", err_is_set(&e) ? e.msg : strerror(-err));
-		if (res.exec_failed)
-			code = res.exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+		if (res.target.exec_failed)
+			code = res.target.exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 		else if (res.stop_signal)
 			code = 128 + res.stop_signal;
 		else
@@ -233,8 +233,8 @@ static int cmd_record(int argc, char **argv)
 	print_summary(&o, &res);
 	if (st->end_reason == LOOP_END_WRITE_ERROR)
 		code = EXIT_RUNTIME;
-	else if (res.target_exited)
-		code = launch_exit_code(res.target_status);
+	else if (res.target.exited)
+		code = launch_exit_code(res.target.status);
 	else if (st->end_reason == LOOP_END_SIGNAL)
 		code = 128 + st->end_signal;
 

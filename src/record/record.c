@@ -221,15 +221,7 @@ static void cleanup(struct recording *r)
 /* What the parts learnt, into the result, however the recording ended. */
 static void result_facts(const struct recording *r, struct record_result *res)
 {
-	const struct target_facts *f = &r->tgt.facts;
-	res->exec_failed = f->exec_failed;
-	res->exec_errno = f->exec_errno;
-	res->target_exited = f->exited;
-	res->target_status = f->status;
-	res->setup_ms = f->setup_ms;
-	res->nr_threads = f->nr_threads;
-	res->nr_processes = f->nr_processes;
-	res->nr_maps = f->nr_maps;
+	res->target = r->tgt.facts;
 	res->features_failed = r->file.features_failed;
 	res->nr_buildids = r->ids.listed;
 	res->cache_added = r->ids.cache_added;

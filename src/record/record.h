@@ -18,6 +18,7 @@
 #include "record/loop.h"
 #include "record/markers.h"
 #include "record/notify.h"
+#include "record/target.h"
 #include "util/err.h"
 
 struct record_hooks {
@@ -30,23 +31,15 @@ struct record_hooks {
 #define RECORD_NOTICE_WARN    NOTIFY_WARN     /* always shown (unless -q) */
 #define RECORD_NOTICE_VERBOSE NOTIFY_VERBOSE  /* shown with -v */
 
-/* What the recording's parts learnt (the target's own: target.h's
- * struct target_facts) is copied here however it ended. */
+/* What the recording's parts learnt is copied here however it ended. */
 struct record_result {
-	bool exec_failed;       /* the command could not be executed */
-	int exec_errno;
-	bool target_exited;
-	int target_status;      /* wait status when target_exited */
+	struct target_facts target; /* the command's exec and exit, the attach counts */
 	struct loop_stats stats;
 	uint64_t file_bytes;
 	uint64_t lost;          /* the larger of LOST and LOST_SAMPLES counts */
 	bool features_failed;   /* finished without feature sections */
 	size_t nr_cpus;
 	size_t ring_bytes;
-	double setup_ms;        /* from start until sampling is enabled */
-	size_t nr_threads;      /* threads events were opened on (attach) */
-	size_t nr_processes;    /* processes synthesized from /proc */
-	size_t nr_maps;         /* mappings synthesized */
 	uint32_t compress_ratio; /* -z: original / compressed */
 	size_t nr_buildids;     /* DSOs in the BUILD_ID feature */
 	size_t cache_added;     /* copied into ~/.debug */
