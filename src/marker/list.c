@@ -5,12 +5,10 @@
 #include "list.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fold/cli.h"
 #include "format/sample.h"
 #include "marker/tp.h"
 #include "psrec/perf_data.h"
@@ -584,92 +582,4 @@ bool marker_windows_hold(const uint64_t *win, size_t nwin, uint64_t t)
 			hi = mid;
 	}
 	return lo > 0 && t <= win[2 * (lo - 1) + 1];
-}
-
-/* s[0, n) with "\," and "\\" unescaped, malloc'd. */
-static char *unescape(const char *s, size_t n)
-{
-	char *out = malloc(n + 1), *o = out;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 1 < n && (s[i + 1] == ',' || s[i + 1] == '\\'))
-			i++;
-		*o++ = s[i];
-	}
-	*o = '\0';
-	return out;
-}
-
-int marker_between_parse(const char *arg, char **a, char **b, struct err *e)
-{
-	*a = *b = NULL;
-	size_t n = strlen(arg), comma = n;
-	for (size_t i = 0; i < n; i++) {
-		if (arg[i] == '\\' && i + 1 < n) {
-			i++;
-			continue;
-		}
-		if (arg[i] == ',') {
-			comma = i;
-			break;
-		}
-	}
-	if (comma == n || comma == 0 || comma == n - 1)
-		return err_set(e, -EINVAL, "--between '%s': expected A,B: the texts of two markers, a comma inside "
-			       "either written \\,", arg);
-	*a = unescape(arg, comma);
-	*b = unescape(arg + comma + 1, n - comma - 1);
-	if (!*a || !*b) {
-		free(*a);
-		free(*b);
-		*a = *b = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* ---- psrec markers' command line -------------------------------------------- */
-
-enum { KEY_PID = 256, KEY_TID, KEY_COMM, KEY_JSON };
-
-int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *e)
-{
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "pid", required_argument, NULL, KEY_PID },
-		{ "tid", required_argument, NULL, KEY_TID },
-		{ "comm", required_argument, NULL, KEY_COMM },
-		{ "json", no_argument, NULL, KEY_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	*c = (struct markers_cli){ "perf.data", MARKER_FILTER_ALL, false, false };
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
-		int err = 0;
-		switch (ch) {
-		case 'i':
-			c->input = optarg;
-			err = fold_cli_path("-i", optarg, "file name", FOLD_CLI_FIX_INPUT, e);
-			break;
-		case 'h': c->help = true; break;
-		case KEY_PID: err = fold_cli_id("--pid", optarg, &c->filter.pid, e); break;
-		case KEY_TID: err = fold_cli_id("--tid", optarg, &c->filter.tid, e); break;
-		case KEY_COMM: c->filter.comm = optarg; break;
-		case KEY_JSON: c->json = true; break;
-		case ':':
-			return err_set(e, -EINVAL, "markers: option '%s' needs an argument", argv[optind - 1]);
-		default:
-			return err_set(e, -EINVAL, "markers: unknown option '%s'; see psrec markers --help",
-				       argv[optind - 1]);
-		}
-		if (err)
-			return err;
-	}
-	if (!c->help && optind < argc)
-		return err_set(e, -EINVAL, "markers: unexpected argument '%s' (the input is -i FILE)", argv[optind]);
-	return 0;
 }

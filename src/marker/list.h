@@ -117,21 +117,4 @@ int marker_windows(const struct marker_list *l, const char *a, const char *b, ui
 /* Whether t is inside one of the nwin windows of win (binary search). */
 bool marker_windows_hold(const uint64_t *win, size_t nwin, uint64_t t);
 
-/* Split --between's 'A,B' at the first comma not escaped by a backslash;
- * "\," and "\\" in either side stand for ',' and '\'. *a and *b are
- * malloc'd (free both). -EINVAL with *e without an unescaped comma or
- * with an empty side; -ENOMEM. */
-int marker_between_parse(const char *arg, char **a, char **b, struct err *e);
-
-/* psrec markers' command line (argv[0] is "markers"). */
-struct markers_cli {
-	const char *input;          /* default perf.data; "-": standard input */
-	struct marker_filter filter;
-	bool json;
-	bool help;
-};
-
-/* -EINVAL with *e (one line) for a usage error. */
-int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *e);
-
 #endif

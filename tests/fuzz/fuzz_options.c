@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 int fuzz_options_one(const uint8_t *data, size_t size)
 {

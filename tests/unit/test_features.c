@@ -4,7 +4,7 @@
  */
 #include "test_helpers.h"
 
-#include "options.h"
+#include "cli/options.h"
 
 #include "record/features.h"
 

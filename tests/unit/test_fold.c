@@ -6,7 +6,7 @@
  */
 #include "test_helpers.h"
 
-#include "fold/cli.h"
+#include "cli/fold.h"
 #include "fold/events.h"
 #include "fold/fold.h"
 #include "fold/stacks.h"

@@ -7,7 +7,9 @@
  */
 #include "test_helpers.h"
 
-#include "fold/cli.h"
+#include "cli/args.h"
+#include "cli/fold.h"
+#include "cli/markers.h"
 #include "fold/fold.h"
 #include "marker/list.h"
 #include "marker/tp.h"
@@ -300,7 +302,7 @@ static void between_ok(const char *arg, const char *wa, const char *wb)
 {
 	char *a, *b;
 	struct err e = { "" };
-	assert_int_equal(marker_between_parse(arg, &a, &b, &e), 0);
+	assert_int_equal(cli_between_parse(arg, &a, &b, &e), 0);
 	assert_string_equal(a, wa);
 	assert_string_equal(b, wb);
 	free(a);
@@ -319,11 +321,11 @@ static void test_between_splits_at_first_unescaped_comma(void **state)
 	between_ok("x\\n,y\\,z", "x\\n", "y,z");
 	char *a, *b;
 	struct err e = { "" };
-	assert_int_equal(marker_between_parse("nocomma", &a, &b, &e), -EINVAL);
+	assert_int_equal(cli_between_parse("nocomma", &a, &b, &e), -EINVAL);
 	assert_non_null(strstr(e.msg, "--between 'nocomma'"));
-	assert_int_equal(marker_between_parse(",b", &a, &b, &e), -EINVAL);
-	assert_int_equal(marker_between_parse("a,", &a, &b, &e), -EINVAL);
-	assert_int_equal(marker_between_parse("a\\,b", &a, &b, &e), -EINVAL);
+	assert_int_equal(cli_between_parse(",b", &a, &b, &e), -EINVAL);
+	assert_int_equal(cli_between_parse("a,", &a, &b, &e), -EINVAL);
+	assert_int_equal(cli_between_parse("a\\,b", &a, &b, &e), -EINVAL);
 	assert_null(a);
 	/* through fold's command line, and freed on a later error */
 	struct fold_cli cli;

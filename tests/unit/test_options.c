@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "options.h"
-#include "options_table.h"
+#include "cli/options.h"
+#include "cli/options_table.h"
 #include "record/features.h"
 #include "util/sysfile.h"
 
@@ -1036,12 +1036,12 @@ static void test_options_bad_call_graph_and_max_stack_are_usage_errors(void **st
 /* ---- the option table and the texts that list the options ---- */
 
 /* "-x" / "--name" of a row, for messages. */
-static const char *row_name(const struct options_spec *s, char buf[64])
+static const char *row_name(const struct cli_opt *s, char buf[64])
 {
 	if (s->name)
 		snprintf(buf, 64, "--%s", s->name);
 	else
-		snprintf(buf, 64, "-%c", options_table_letter(s));
+		snprintf(buf, 64, "-%c", cli_table_letter(s));
 	return buf;
 }
 
@@ -1049,22 +1049,22 @@ static void test_options_table_rows_are_well_formed(void **state)
 {
 	(void)state;
 	char nm[64];
-	assert_true(options_table_len > 0 && options_table_len <= OPTIONS_TABLE_MAX);
-	for (size_t i = 0; i < options_table_len; i++) {
-		const struct options_spec *s = &options_table[i];
-		int letter = options_table_letter(s);
+	assert_true(options_table.n > 0 && options_table.n <= CLI_TABLE_MAX);
+	for (size_t i = 0; i < options_table.n; i++) {
+		const struct cli_opt *s = &options_table.opts[i];
+		int letter = cli_table_letter(s);
 		if (!s->name && !letter)
 			fail_msg("row %zu has neither a long name nor a letter", i);
 		if (letter && !isalpha(letter))
 			fail_msg("%s: key %d is neither a letter nor an OPTIONS_KEY_*", row_name(s, nm), s->key);
-		if ((s->arg == OPTIONS_ARG_NONE) != (s->arg_name == NULL))
+		if ((s->arg == CLI_ARG_NONE) != (s->arg_name == NULL))
 			fail_msg("%s: an argument name exactly when it takes an argument", row_name(s, nm));
-		if (s->arg == OPTIONS_ARG_OPTIONAL && !s->name)
+		if (s->arg == CLI_ARG_OPTIONAL && !s->name)
 			fail_msg("%s: an optional argument needs a long form (--name=ARG)", row_name(s, nm));
 		if (!s->help || !s->help[0] || !s->group || !s->group[0])
 			fail_msg("%s: no help line or heading", row_name(s, nm));
 		for (size_t j = 0; j < i; j++) {
-			const struct options_spec *o = &options_table[j];
+			const struct cli_opt *o = &options_table.opts[j];
 			if (o->key == s->key)
 				fail_msg("%s: key used twice", row_name(s, nm));
 			if (o->name && s->name && strcmp(o->name, s->name) == 0)
@@ -1076,20 +1076,20 @@ static void test_options_table_rows_are_well_formed(void **state)
 static void test_options_getopt_arguments_come_from_the_table(void **state)
 {
 	(void)state;
-	struct options_getopt g;
-	options_table_getopt(&g);
+	struct cli_getopt g;
+	cli_table_getopt(&options_table, &g);
 	assert_memory_equal(g.shortopts, "+:", 2);
 	size_t nl = 0;
-	for (size_t i = 0; i < options_table_len; i++) {
-		const struct options_spec *s = &options_table[i];
-		int letter = options_table_letter(s);
+	for (size_t i = 0; i < options_table.n; i++) {
+		const struct cli_opt *s = &options_table.opts[i];
+		int letter = cli_table_letter(s);
 		char *p = letter ? strchr(g.shortopts + 2, letter) : NULL;
 		if (letter) {
 			assert_non_null(p);
 			/* A required argument makes "x:", an optional one
 			 * "x::" (attached only: -z5). */
-			assert_int_equal(p[1] == ':', s->arg != OPTIONS_ARG_NONE);
-			assert_int_equal(p[1] == ':' && p[2] == ':', s->arg == OPTIONS_ARG_OPTIONAL);
+			assert_int_equal(p[1] == ':', s->arg != CLI_ARG_NONE);
+			assert_int_equal(p[1] == ':' && p[2] == ':', s->arg == CLI_ARG_OPTIONAL);
 		}
 		if (!s->name)
 			continue;
@@ -1097,8 +1097,8 @@ static void test_options_getopt_arguments_come_from_the_table(void **state)
 		assert_int_equal(g.longopts[nl].val, s->key);
 		assert_null(g.longopts[nl].flag);
 		assert_int_equal(g.longopts[nl].has_arg,
-				 s->arg == OPTIONS_ARG_NONE ? no_argument :
-				 s->arg == OPTIONS_ARG_REQUIRED ? required_argument : optional_argument);
+				 s->arg == CLI_ARG_NONE ? no_argument :
+				 s->arg == CLI_ARG_REQUIRED ? required_argument : optional_argument);
 		nl++;
 	}
 	assert_null(g.longopts[nl].name);
@@ -1125,7 +1125,7 @@ static void test_options_help_lists_every_option_with_its_default(void **state)
 	struct options_help h;
 	const char *text = options_usage(&h);
 	/* The whole text fits: it ends as the table's text does. */
-	assert_true(options_table_help(h.text, sizeof(h.text)) < sizeof(h.text));
+	assert_true(cli_table_help(&options_table, h.text, sizeof(h.text)) < sizeof(h.text));
 	size_t len = strlen(text);
 	assert_true(len > 0 && text[len - 1] == '\n');
 	assert_non_null(strstr(text, "read the recording\n"));
@@ -1134,17 +1134,17 @@ static void test_options_help_lists_every_option_with_its_default(void **state)
 	memcpy(flat, text, len + 1);
 	squeeze(flat);
 	char want[512], nm[64];
-	for (size_t i = 0; i < options_table_len; i++) {
-		const struct options_spec *s = &options_table[i];
-		int letter = options_table_letter(s);
+	for (size_t i = 0; i < options_table.n; i++) {
+		const struct cli_opt *s = &options_table.opts[i];
+		int letter = cli_table_letter(s);
 		if (letter && s->name)
 			snprintf(want, sizeof(want), " -%c, --%s%s", letter, s->name,
-				 s->arg == OPTIONS_ARG_NONE ? " " : s->arg == OPTIONS_ARG_REQUIRED ? "=" : "[=");
+				 s->arg == CLI_ARG_NONE ? " " : s->arg == CLI_ARG_REQUIRED ? "=" : "[=");
 		else if (letter)
 			snprintf(want, sizeof(want), " -%c ", letter);
 		else
 			snprintf(want, sizeof(want), " --%s%s", s->name,
-				 s->arg == OPTIONS_ARG_NONE ? " " : s->arg == OPTIONS_ARG_REQUIRED ? "=" : "[=");
+				 s->arg == CLI_ARG_NONE ? " " : s->arg == CLI_ARG_REQUIRED ? "=" : "[=");
 		if (!strstr(flat, want))
 			fail_msg("--help does not list %s ('%s')", row_name(s, nm), want);
 		if (s->def) {
@@ -1199,8 +1199,8 @@ static void mark_names(const char *line, const char *where, bool *seen_short, bo
 		bool found = false;
 		if (p[1] == '-' && isalpha((unsigned char)p[2])) {
 			size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
-			for (size_t i = 0; i < options_table_len; i++) {
-				const char *name = options_table[i].name;
+			for (size_t i = 0; i < options_table.n; i++) {
+				const char *name = options_table.opts[i].name;
 				if (name && strlen(name) == n && strncmp(name, p + 2, n) == 0)
 					found = seen_long[i] = true;
 			}
@@ -1208,8 +1208,8 @@ static void mark_names(const char *line, const char *where, bool *seen_short, bo
 				fail_msg("%s names --%.*s, which the option table does not have: '%s'", where, (int)n, p + 2, line);
 			p += 1 + n;
 		} else if (isalpha((unsigned char)p[1]) && !isalnum((unsigned char)p[2])) {
-			for (size_t i = 0; i < options_table_len; i++)
-				if (options_table_letter(&options_table[i]) == p[1])
+			for (size_t i = 0; i < options_table.n; i++)
+				if (cli_table_letter(&options_table.opts[i]) == p[1])
 					found = seen_short[i] = true;
 			if (!found)
 				fail_msg("%s names -%c, which the option table does not have: '%s'", where, p[1], line);
@@ -1222,13 +1222,13 @@ static void mark_names(const char *line, const char *where, bool *seen_short, bo
  * name no option the table lacks. */
 static void expect_lines_name_every_row(char **lines, size_t nr_lines, const char *where)
 {
-	bool seen_short[OPTIONS_TABLE_MAX] = { false }, seen_long[OPTIONS_TABLE_MAX] = { false };
+	bool seen_short[CLI_TABLE_MAX] = { false }, seen_long[CLI_TABLE_MAX] = { false };
 	assert_true(nr_lines > 0);
 	for (size_t l = 0; l < nr_lines; l++)
 		mark_names(lines[l], where, seen_short, seen_long);
-	for (size_t i = 0; i < options_table_len; i++) {
-		const struct options_spec *s = &options_table[i];
-		int letter = options_table_letter(s);
+	for (size_t i = 0; i < options_table.n; i++) {
+		const struct cli_opt *s = &options_table.opts[i];
+		int letter = cli_table_letter(s);
 		if (letter && !seen_short[i])
 			fail_msg("%s does not describe -%c", where, letter);
 		if (s->name && !seen_long[i])

@@ -11,7 +11,7 @@
 
 #include <zlib.h>
 
-#include "fold/cli.h"
+#include "cli/fold.h"
 #include "pprof/gzip.h"
 #include "pprof/profile.h"
 #include "profile.pb-c.h"

@@ -13,7 +13,7 @@
 
 #include <signal.h>
 
-#include "options.h"
+#include "cli/options.h"
 #include "record/hostinfo.h"
 #include "record/record.h"
 #include "record/sidecache.h"

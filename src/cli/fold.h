@@ -1,13 +1,15 @@
 /*
- * cli.h - the command lines of psrec fold and psrec flamegraph, parsed
- * into what they ask for. Nothing is opened or printed here.
+ * fold.h - the command lines of psrec fold, flamegraph and pprof (one
+ * option table each), parsed into what they ask for. Nothing is opened
+ * or printed here.
  */
-#ifndef PSREC_FOLD_CLI_H
-#define PSREC_FOLD_CLI_H
+#ifndef PSREC_CLI_FOLD_H
+#define PSREC_CLI_FOLD_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli/table.h"
 #include "fold/fold.h"
 #include "util/err.h"
 
@@ -39,16 +41,7 @@ int fold_cli_parse(int argc, char **argv, int mode, struct fold_cli *cli, struct
 /* What fold_cli_parse allocated (--between's texts). */
 void fold_cli_free(struct fold_cli *cli);
 
-/* A process or thread id, the argument of option opt: -EINVAL with *e. */
-int fold_cli_id(const char *opt, const char *s, int32_t *out, struct err *e);
-
-/* s, the argument of option opt, names a file or directory (what, e.g.
- * "file name"): "" names nothing, or as a prefix the path itself, so it is
- * -EINVAL with *e saying "OPT: empty WHAT; FIX". 0 otherwise. */
-int fold_cli_path(const char *opt, const char *s, const char *what, const char *fix, struct err *e);
-
-/* The fixes of the usual ones, for every command's -i and -o. */
-#define FOLD_CLI_FIX_INPUT  "give a recording, or - for standard input"
-#define FOLD_CLI_FIX_OUTPUT "give a file name, or - for standard output"
+/* The option tables, indexed by FOLD_CLI_*. */
+extern const struct cli_table fold_cli_tables[3];
 
 #endif

@@ -2,7 +2,7 @@
  * options.c - record options (see options.h). perf record's spellings; the
  * list of options, and --help, are in options_table.c.
  */
-#include "options.h"
+#include "cli/options.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include <stdbool.h>
 
-#include "options_table.h"
+#include "cli/options_table.h"
 #include "record/features.h"
 #include "util/sysfile.h"
 
 const char *options_usage(struct options_help *h)
 {
-	options_table_help(h->text, sizeof(h->text));
+	cli_table_help(&options_table, h->text, sizeof(h->text));
 	return h->text;
 }
 
@@ -307,124 +307,111 @@ static int parse_clock(struct options *o, const char *arg, struct err *e)
 	return err_set(e, -EINVAL, "-k '%s': unknown clock; use monotonic, monotonic_raw, realtime, boottime or tai", arg);
 }
 
-int options_parse(struct options *o, int argc, char **argv, struct err *e)
-{
-	struct options_getopt g;
-	bool freq_given = false;
-	int err = 0;
+/* Returned by the opt_* functions for an option that is not theirs. */
+#define NOT_MINE 1
 
-	o->cfg.argc = argc;
-	o->cfg.argv = argv;
-	options_table_getopt(&g);
-	opterr = 0;
-	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
-	for (;;) {
-		int c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case 'e':
-			err = evspec_parse(&o->cfg.events, optarg, e);
-			/* The header's event tables have room for this many. */
-			if (!err && o->cfg.events.nr > FEATURES_MAX_EVENTS)
-				err = err_set(e, -EINVAL, "-e: too many events (%zu); psrec records at most %d",
-					      o->cfg.events.nr, FEATURES_MAX_EVENTS);
-			break;
-		case 'F':
-			err = parse_freq(o, optarg, e);
-			freq_given = true;
-			break;
-		case 'c':
-			err = parse_period(o, optarg, e);
-			break;
-		case 'm':
-			err = parse_pages(o, optarg, e);
-			o->cfg.mmap_pages_given = true;
-			break;
-		case 'o':
-			if (optarg[0] == '\0')
-				err = err_set(e, -EINVAL, "-o: empty file name; give a file name, or - for standard output");
-			o->cfg.output = optarg;
-			o->cfg.pipe = strcmp(optarg, "-") == 0;
-			break;
-		case 'k':
-			err = parse_clock(o, optarg, e);
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'p':
-			err = parse_pids("-p", optarg, &o->cfg.pids, &o->cfg.nr_pids, e);
-			break;
-		case 't':
-			err = parse_pids("-t", optarg, &o->cfg.tids, &o->cfg.nr_tids, e);
-			break;
-		case 'a':
-			o->cfg.system_wide = true;
-			break;
-		case 'C':
-			err = parse_cpus(o, optarg, e);
-			break;
-		case OPTIONS_KEY_DURATION:
-			err = parse_duration(o, optarg, e);
-			break;
-		case 'g':
-			o->cfg.callgraph.mode = CALLGRAPH_FP;
-			break;
-		case 'B':
-			o->cfg.no_buildid = true;
-			break;
-		case 'N':
-			o->cfg.no_buildid_cache = true;
-			break;
-		case OPTIONS_KEY_BUILDID_ALL:
-			o->cfg.buildid_all = true;
-			break;
-		case OPTIONS_KEY_NO_MARKERS:
-			o->cfg.markers = CONFIG_MARKERS_OFF;
-			break;
-		case OPTIONS_KEY_MARKERS:
-			o->cfg.markers = CONFIG_MARKERS_ON;
-			break;
-		case 'z':
-			err = parse_level(o, optarg, argv[optind - 1], optind < argc ? argv[optind] : NULL, e);
-			break;
-		case OPTIONS_KEY_SWITCH_OUTPUT:
-			err = rotate_parse(&o->cfg.switch_output, optarg, e);
-			break;
-		case OPTIONS_KEY_SWITCH_MAX_FILES:
-			err = rotate_parse_max_files(&o->cfg.switch_output, optarg, e);
-			break;
-		case OPTIONS_KEY_SWITCH_COMMAND:
-			if (optarg[0] == '\0')
-				err = err_set(e, -EINVAL, "--switch-output-command: empty command");
-			o->cfg.switch_output.command = optarg;
-			break;
-		case OPTIONS_KEY_CALL_GRAPH:
-			err = callgraph_parse(&o->cfg.callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
-			break;
-		case OPTIONS_KEY_MAX_STACK:
-			err = parse_max_stack(o, optarg, e);
-			break;
-		case 'h':
-			o->help = true;
-			return 0;
-		case 'V':
-			o->version = true;
-			return 0;
-		case ':':
-			return err_set(e, -EINVAL, "option '%s' needs an argument; see psrec --help", argv[optind - 1]);
-		default:
-			if (optopt)
-				return err_set(e, -EINVAL, "unknown option '-%c'; see psrec --help", optopt);
-			return err_set(e, -EINVAL, "unknown option '%s'; see psrec --help", argv[optind - 1]);
-		}
-		if (err)
-			return err;
+/* -p, -t, -a, -C, --duration. */
+static int opt_target(struct options *o, int c, struct err *e)
+{
+	switch (c) {
+	case 'p': return parse_pids("-p", optarg, &o->cfg.pids, &o->cfg.nr_pids, e);
+	case 't': return parse_pids("-t", optarg, &o->cfg.tids, &o->cfg.nr_tids, e);
+	case 'a': o->cfg.system_wide = true; return 0;
+	case 'C': return parse_cpus(o, optarg, e);
+	case OPTIONS_KEY_DURATION: return parse_duration(o, optarg, e);
 	}
+	return NOT_MINE;
+}
+
+/* Call graphs, build-ids, markers. */
+static int opt_collect(struct options *o, int c, struct err *e)
+{
+	switch (c) {
+	case 'g': o->cfg.callgraph.mode = CALLGRAPH_FP; return 0;
+	case OPTIONS_KEY_CALL_GRAPH: return callgraph_parse(&o->cfg.callgraph, optarg, CALLGRAPH_LBR_CAPS_PATH, e);
+	case OPTIONS_KEY_MAX_STACK: return parse_max_stack(o, optarg, e);
+	case 'B': o->cfg.no_buildid = true; return 0;
+	case 'N': o->cfg.no_buildid_cache = true; return 0;
+	case OPTIONS_KEY_BUILDID_ALL: o->cfg.buildid_all = true; return 0;
+	case OPTIONS_KEY_NO_MARKERS: o->cfg.markers = CONFIG_MARKERS_OFF; return 0;
+	case OPTIONS_KEY_MARKERS: o->cfg.markers = CONFIG_MARKERS_ON; return 0;
+	}
+	return NOT_MINE;
+}
+
+/* -o, -z and the --switch-output family. */
+static int opt_output(struct options *o, int c, int argc, char **argv, struct err *e)
+{
+	switch (c) {
+	case 'o':
+		o->cfg.output = optarg;
+		o->cfg.pipe = strcmp(optarg, "-") == 0;
+		if (optarg[0] == '\0')
+			return err_set(e, -EINVAL, "-o: empty file name; give a file name, or - for standard output");
+		return 0;
+	case 'z':
+		return parse_level(o, optarg, argv[optind - 1], optind < argc ? argv[optind] : NULL, e);
+	case OPTIONS_KEY_SWITCH_OUTPUT:
+		return rotate_parse(&o->cfg.switch_output, optarg, e);
+	case OPTIONS_KEY_SWITCH_MAX_FILES:
+		return rotate_parse_max_files(&o->cfg.switch_output, optarg, e);
+	case OPTIONS_KEY_SWITCH_COMMAND:
+		o->cfg.switch_output.command = optarg;
+		return optarg[0] ? 0 : err_set(e, -EINVAL, "--switch-output-command: empty command");
+	}
+	return NOT_MINE;
+}
+
+/* -e, -F, -c, -m, -k, -q, -v; *freq_given for the -F/-c check. */
+static int opt_sampling(struct options *o, int c, bool *freq_given, struct err *e)
+{
+	int err;
+	switch (c) {
+	case 'e':
+		err = evspec_parse(&o->cfg.events, optarg, e);
+		/* The header's event tables have room for this many. */
+		if (!err && o->cfg.events.nr > FEATURES_MAX_EVENTS)
+			err = err_set(e, -EINVAL, "-e: too many events (%zu); psrec records at most %d",
+				      o->cfg.events.nr, FEATURES_MAX_EVENTS);
+		return err;
+	case 'F': *freq_given = true; return parse_freq(o, optarg, e);
+	case 'c': return parse_period(o, optarg, e);
+	case 'm': o->cfg.mmap_pages_given = true; return parse_pages(o, optarg, e);
+	case 'k': return parse_clock(o, optarg, e);
+	case 'q': o->quiet = true; return 0;
+	case 'v': o->verbose++; return 0;
+	}
+	return NOT_MINE;
+}
+
+/* getopt's answer c: 0, -EINVAL with *e, or NOT_MINE for -h / -V. */
+static int opt_apply(struct options *o, int c, int argc, char **argv, bool *freq_given, struct err *e)
+{
+	int err = opt_sampling(o, c, freq_given, e);
+	if (err == NOT_MINE)
+		err = opt_target(o, c, e);
+	if (err == NOT_MINE)
+		err = opt_collect(o, c, e);
+	if (err == NOT_MINE)
+		err = opt_output(o, c, argc, argv, e);
+	if (err != NOT_MINE)
+		return err;
+	switch (c) {
+	case 'h': o->help = true; return NOT_MINE;
+	case 'V': o->version = true; return NOT_MINE;
+	case ':':
+		return err_set(e, -EINVAL, "option '%s' needs an argument; see psrec --help", argv[optind - 1]);
+	default:
+		if (optopt)
+			return err_set(e, -EINVAL, "unknown option '-%c'; see psrec --help", optopt);
+		return err_set(e, -EINVAL, "unknown option '%s'; see psrec --help", argv[optind - 1]);
+	}
+}
+
+/* What no single option decides: the options that need or exclude
+ * another, and the target. */
+static int check_combination(struct options *o, int argc, char **argv, bool freq_given, struct err *e)
+{
 	if (o->cfg.pipe && isatty(STDOUT_FILENO))
 		return err_set(e, -EINVAL, "-o -: standard output is a terminal; pipe it (psrec -o - ... | perf report -i -) or give a file name");
 	const struct rotate_spec *rs = &o->cfg.switch_output;
@@ -454,10 +441,31 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 		o->cfg.cmd = argv + optind;
 		o->cfg.cmd_argc = argc - optind;
 	}
-	if (o->cfg.events.nr == 0) {
-		err = evspec_add_default(&o->cfg.events);
+	return 0;
+}
+
+int options_parse(struct options *o, int argc, char **argv, struct err *e)
+{
+	struct cli_getopt g;
+	bool freq_given = false;
+
+	o->cfg.argc = argc;
+	o->cfg.argv = argv;
+	cli_table_getopt(&options_table, &g);
+	opterr = 0;
+	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
+	for (;;) {
+		int c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL);
+		if (c == -1)
+			break;
+		int err = opt_apply(o, c, argc, argv, &freq_given, e);
+		if (err == NOT_MINE)
+			return 0; /* -h, -V: nothing else matters */
 		if (err)
 			return err;
 	}
-	return 0;
+	int err = check_combination(o, argc, argv, freq_given, e);
+	if (!err && o->cfg.events.nr == 0)
+		err = evspec_add_default(&o->cfg.events);
+	return err;
 }
