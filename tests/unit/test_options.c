@@ -410,6 +410,9 @@ static void test_options_unknown_option_is_einval(void **state)
 	expect_usage_error(ARGC(argv), argv, "-x");
 	char *argv2[] = { S("psrec"), S("--bogus"), S("ls"), NULL };
 	expect_usage_error(ARGC(argv2), argv2, "--bogus");
+	/* A long-only option has no short spelling. */
+	char *argv3[] = { S("psrec"), S("-D"), S("1"), S("true"), NULL };
+	expect_usage_error(ARGC(argv3), argv3, "unknown option '-D'");
 }
 
 static void test_options_missing_option_argument_is_einval(void **state)
