@@ -43,23 +43,11 @@ const struct cli_table recover_cli_table = {
 	NULL, recover_rows, sizeof(recover_rows) / sizeof(recover_rows[0]), false,
 };
 
-/* getopt's complaint about argv, in one line naming the command. */
-static int complaint(const char *cmd, int ch, char **argv, struct err *e)
-{
-	if (ch == ':')
-		return err_set(e, -EINVAL, "%s: option '%s' needs an argument", cmd, argv[optind - 1]);
-	if (optopt)
-		return err_set(e, -EINVAL, "%s: unknown option '-%c'; see psrec %s --help", cmd, optopt, cmd);
-	return err_set(e, -EINVAL, "%s: unknown option '%s'; see psrec %s --help", cmd, argv[optind - 1], cmd);
-}
-
 int archive_cli_parse(int argc, char **argv, struct archive_cli *c, struct err *e)
 {
 	struct cli_getopt g;
 	cli_table_getopt(&archive_cli_table, &g);
 	*c = (struct archive_cli){ "perf.data", NULL, false };
-	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
-	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
 		int err;
@@ -73,7 +61,7 @@ int archive_cli_parse(int argc, char **argv, struct archive_cli *c, struct err *
 			c->output = optarg;
 			err = cli_check_path("-o", optarg, "file name", CLI_FIX_OUTPUT, e);
 		} else {
-			return complaint("archive", ch, argv, e);
+			return cli_complaint("archive", ch, argv, e);
 		}
 		if (err)
 			return err;
@@ -93,8 +81,6 @@ int recover_cli_parse(int argc, char **argv, const char **file, bool *help, stru
 	cli_table_getopt(&recover_cli_table, &g);
 	*file = NULL;
 	*help = false;
-	optind = 0;
-	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
 		if (ch != 'h')

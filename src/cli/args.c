@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,15 @@ int cli_parse_id(const char *opt, const char *s, int32_t *out, struct err *e)
 int cli_check_path(const char *opt, const char *s, const char *what, const char *fix, struct err *e)
 {
 	return *s ? 0 : err_set(e, -EINVAL, "%s: empty %s; %s", opt, what, fix);
+}
+
+int cli_complaint(const char *cmd, int ch, char **argv, struct err *e)
+{
+	if (ch == ':')
+		return err_set(e, -EINVAL, "%s: option '%s' needs an argument", cmd, argv[optind - 1]);
+	if (optopt)
+		return err_set(e, -EINVAL, "%s: unknown option '-%c'; see psrec %s --help", cmd, optopt, cmd);
+	return err_set(e, -EINVAL, "%s: unknown option '%s'; see psrec %s --help", cmd, argv[optind - 1], cmd);
 }
 
 /* s[0, n) with "\," and "\\" unescaped, malloc'd. */

@@ -23,6 +23,10 @@ int cli_check_path(const char *opt, const char *s, const char *what, const char 
 #define CLI_FIX_INPUT  "give a recording, or - for standard input"
 #define CLI_FIX_OUTPUT "give a file name, or - for standard output"
 
+/* getopt_long's complaint ch (':' for a missing argument, '?' for an
+ * unknown option) about argv, in one line naming the command cmd. */
+int cli_complaint(const char *cmd, int ch, char **argv, struct err *e);
+
 /* Split --between's 'A,B' at the first comma not escaped by a backslash;
  * "\," and "\\" in either side stand for ',' and '\'. *a and *b are
  * malloc'd (free both). -EINVAL with *e without an unescaped comma or

@@ -254,18 +254,10 @@ static int parse(int argc, char **argv, int mode, struct fold_cli *cli, struct e
 	c->time_end = UINT64_MAX;
 	c->sym.demangle = true;
 	bool diff = false;
-	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
-	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
-		if (ch == ':')
-			return err_set(e, -EINVAL, "%s: option '%s' needs an argument", t->command, argv[optind - 1]);
-		if (ch == '?' && optopt)
-			return err_set(e, -EINVAL, "%s: unknown option '-%c'; see psrec %s --help", t->command, optopt,
-				       t->command);
-		if (ch == '?')
-			return err_set(e, -EINVAL, "%s: unknown option '%s'; see psrec %s --help", t->command,
-				       argv[optind - 1], t->command);
+		if (ch == ':' || ch == '?')
+			return cli_complaint(t->command, ch, argv, e);
 		int err = apply_common(cli, ch, e);
 		if (err == 1)
 			err = apply_symbols_drawing(cli, ch, &diff, e);

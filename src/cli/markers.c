@@ -40,8 +40,6 @@ int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *
 	struct cli_getopt g;
 	cli_table_getopt(&markers_cli_table, &g);
 	*c = (struct markers_cli){ "perf.data", MARKER_FILTER_ALL, false, false };
-	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
-	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
 		int err = 0;
@@ -55,13 +53,8 @@ int markers_cli_parse(int argc, char **argv, struct markers_cli *c, struct err *
 		case KEY_TID: err = cli_parse_id("--tid", optarg, &c->filter.tid, e); break;
 		case KEY_COMM: c->filter.comm = optarg; break;
 		case KEY_JSON: c->json = true; break;
-		case ':':
-			return err_set(e, -EINVAL, "markers: option '%s' needs an argument", argv[optind - 1]);
 		default:
-			if (optopt)
-				return err_set(e, -EINVAL, "markers: unknown option '-%c'; see psrec markers --help", optopt);
-			return err_set(e, -EINVAL, "markers: unknown option '%s'; see psrec markers --help",
-				       argv[optind - 1]);
+			return cli_complaint("markers", ch, argv, e);
 		}
 		if (err)
 			return err;

@@ -452,8 +452,6 @@ int options_parse(struct options *o, int argc, char **argv, struct err *e)
 	o->cfg.argc = argc;
 	o->cfg.argv = argv;
 	cli_table_getopt(&options_table, &g);
-	opterr = 0;
-	optind = 0; /* 0, not 1: also resets glibc's state inside an option group */
 	for (;;) {
 		int c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL);
 		if (c == -1)

@@ -25,6 +25,10 @@ void cli_table_getopt(const struct cli_table *t, struct cli_getopt *g)
 	char *p = g->shortopts;
 
 	memset(g, 0, sizeof(*g));
+	/* A new parse: optind 0, not 1, also resets glibc's state inside an
+	 * option group; psrec says every complaint itself. */
+	optind = 0;
+	opterr = 0;
 	if (t->stop_at_word)
 		*p++ = '+';
 	*p++ = ':';

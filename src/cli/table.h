@@ -65,8 +65,9 @@ struct cli_getopt {
 /* The short letter of a row, or 0 for a long-only option. */
 int cli_table_letter(const struct cli_opt *o);
 
-/* Fill g for getopt_long: a missing argument is reported as ':', and
- * parsing stops at the first word when t->stop_at_word. */
+/* Fill g for getopt_long, and reset getopt for a new parse (optind,
+ * opterr 0): a missing argument is reported as ':', and parsing stops at
+ * the first word when t->stop_at_word. */
 void cli_table_getopt(const struct cli_table *t, struct cli_getopt *g);
 
 /* The row of key, or NULL: error messages name the option by its row
