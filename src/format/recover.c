@@ -289,17 +289,18 @@ static int plan_reads(const uint8_t *base, uint64_t size, const struct pd_file_h
 	return k;
 }
 
-static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *base, uint64_t size,
-		       const struct pd_file_header *h, struct recover_result *res, struct err *e)
+/*
+ * Cut the data until the planned table fits after it and psrec's reader
+ * reads every record before it: p->end starts where the walk of the whole
+ * file stopped, and each round ends it earlier (at the record the reader
+ * stops at, or where the table still fits), so the rounds are bounded.
+ * fresh: the COMPRESSED payload a new entry gets.
+ */
+static int plan_fit(struct plan *p, const char *path, const uint8_t *base, uint64_t size,
+		    const struct pd_file_header *h, const uint8_t fresh[COMP_LEN], struct recover_result *res,
+		    struct err *e)
 {
 	struct walk w;
-	p->end = walk_records(base, h->data.offset, size, res, &w);
-	uint64_t measured_end = p->end;
-	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p->end) : 0;
-	uint8_t fresh[COMP_LEN];
-	int err = fresh_payload(measured, fresh);
-	if (err)
-		return err;
 	for (int round = 0;; round++) {
 		if (round == MAX_ROUNDS)
 			return err_set(e, -EINVAL, "%s: the data does not read back however it is cut; nothing changed", path);
@@ -316,32 +317,23 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 		struct err re = { "" };
 		int k = plan_reads(base, size, h, p, &stop, res, &re);
 		if (k == 0)
-			break;
+			return 0;
 		if (stop <= h->data.offset || stop >= p->end)
 			return err_set(e, -EINVAL, "%s: %s; nothing changed", path, re.msg);
 		p->end = stop;
 		res->dropped_at = stop;
 		snprintf(res->dropped_why, sizeof(res->dropped_why), "%s", re.msg);
 	}
-	/* A new COMPRESSED payload sizes the buffer by the records kept, not
-	 * by one dropped for decoding to too much: perf maps that much for
-	 * every COMPRESSED record it reads. */
-	if (p->new_comp && res->compressed && p->end < measured_end) {
-		uint32_t kept = measure_mmap_len(base, h->data.offset, p->end);
-		if (kept && kept < measured) {
-			err = fresh_payload(kept, p->comp);
-			if (err)
-				return err;
-			p->mmap_len = kept;
-		}
-	}
-	res->data_size = p->end - h->data.offset;
-	res->unused_bytes = size - p->end;
-	res->mmap_len = p->new_comp ? p->mmap_len : 0;
-	res->features = p->n;
+}
 
-	/* The table first, then the header that points at it, in one pwrite
-	 * (data.size through the bitmap): a kill leaves the old or the new. */
+/*
+ * Write the plan: the table first, then the header that points at it, in
+ * one pwrite (data.size through the bitmap), so a kill leaves the old
+ * header or the new one. res->data_size is the new data.size.
+ */
+static int plan_write(const struct plan *p, int fd, const char *path, uint64_t size, const struct pd_file_header *h,
+		      struct recover_result *res, struct err *e)
+{
 	uint8_t *tail = calloc(1, plan_len(p) + 16);
 	if (!tail)
 		return -ENOMEM;
@@ -362,7 +354,7 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 	size_t tail_len = plan_len(p);
 	if (tail_len == 0 && size > p->end)
 		tail_len = size - p->end < 16 ? (size_t)(size - p->end) : 16;
-	err = io_pwrite_all(fd, tail, tail_len, p->end);
+	int err = io_pwrite_all(fd, tail, tail_len, p->end);
 	free(tail);
 	const size_t from = PD_HEADER_DATA_SIZE_OFFSET;
 	if (!err)
@@ -373,6 +365,38 @@ static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *
 		return err_set(e, err, "cannot write %s: %s", path, strerror(-err));
 	res->changed = true;
 	return 0;
+}
+
+static int repair_with(struct plan *p, int fd, const char *path, const uint8_t *base, uint64_t size,
+		       const struct pd_file_header *h, struct recover_result *res, struct err *e)
+{
+	struct walk w;
+	p->end = walk_records(base, h->data.offset, size, res, &w);
+	uint64_t measured_end = p->end;
+	uint32_t measured = res->compressed ? measure_mmap_len(base, h->data.offset, p->end) : 0;
+	uint8_t fresh[COMP_LEN];
+	int err = fresh_payload(measured, fresh);
+	if (!err)
+		err = plan_fit(p, path, base, size, h, fresh, res, e);
+	if (err)
+		return err;
+	/* A new COMPRESSED payload sizes the buffer by the records kept, not
+	 * by one dropped for decoding to too much: perf maps that much for
+	 * every COMPRESSED record it reads. */
+	if (p->new_comp && res->compressed && p->end < measured_end) {
+		uint32_t kept = measure_mmap_len(base, h->data.offset, p->end);
+		if (kept && kept < measured) {
+			err = fresh_payload(kept, p->comp);
+			if (err)
+				return err;
+			p->mmap_len = kept;
+		}
+	}
+	res->data_size = p->end - h->data.offset;
+	res->unused_bytes = size - p->end;
+	res->mmap_len = p->new_comp ? p->mmap_len : 0;
+	res->features = p->n;
+	return plan_write(p, fd, path, size, h, res, e);
 }
 
 /* The plan holds 4 KiB of table entries: on the heap, not the stack. */
@@ -405,6 +429,72 @@ static bool meta_before(const uint8_t *base, const struct pd_file_header *h)
 	return true;
 }
 
+/*
+ * The header at base is a perf.data file header whose attrs and ids the
+ * reader takes, all of them before the data: what the repair needs, as it
+ * only ever writes after the data. -EINVAL with *e set when not.
+ */
+static int header_repairable(const char *path, const uint8_t *base, uint64_t size, const struct pd_file_header *h,
+			     struct err *e)
+{
+	if (h->magic != PD_MAGIC || h->size != PD_FILE_HEADER_SIZE) {
+		bool pipe = h->magic == PD_MAGIC && h->size == sizeof(struct pd_pipe_header);
+		return err_set(e, -EINVAL, pipe ? "%s is a pipe-format stream: it has no header to repair (perf reads it as it is)"
+						: "%s is not a perf.data file (bad magic or header size); nothing changed", path);
+	}
+	/* The attrs and ids must be what the reader takes: the repair only
+	 * ever rewrites data.size and the features. */
+	struct pd_file_header probe = *h;
+	probe.data.size = 0;
+	memset(probe.features, 0, sizeof(probe.features));
+	struct reader r;
+	struct err re = { "" };
+	if (h->data.offset > size || reader_open_mem_as(&r, base, size, &probe, &re) != 0)
+		return err_set(e, -EINVAL, "%s: %s; it is not a repairable perf.data, nothing changed", path,
+			       h->data.offset > size ? "the data section starts past the end of the file" : re.msg);
+	reader_close(&r);
+	/* Everything recover writes goes after the data: the data must come
+	 * after the attrs and their ids (as perf and psrec lay them out), or
+	 * the new table could land on them. */
+	if (!meta_before(base, h))
+		return err_set(e, -EINVAL, "%s: the data section starts before the end of the attrs or their ids; it is not a repairable perf.data, nothing changed",
+			       path);
+	return 0;
+}
+
+/*
+ * Already right: the records perf knows end where the header says, every
+ * feature is intact, and the whole data reads. Fills res's counts either
+ * way (a repair counts again); data_size and unused_bytes when right.
+ */
+static bool already_right(const uint8_t *base, uint64_t size, const struct pd_file_header *h,
+			  struct recover_result *res)
+{
+	struct walk w;
+	uint64_t end = walk_records(base, h->data.offset, size, res, &w);
+	struct entry kept[MAX_TABLE];
+	bool all_ok = false;
+	uint64_t data_end = h->data.offset + h->data.size;
+	if (data_end >= h->data.offset && data_end <= size)
+		intact_features(base, size, h, data_end, kept, &all_ok);
+	if (!all_ok || end > data_end)
+		return false;
+	struct reader chk;
+	struct err re = { "" };
+	uint64_t compressed = res->compressed;
+	int k = reader_open_mem(&chk, base, size, &re);
+	if (k == 0) {
+		k = count_records(&chk, res, &re);
+		reader_close(&chk);
+	}
+	if (k != 0)
+		return false;
+	res->compressed = compressed;
+	res->data_size = h->data.size;
+	res->unused_bytes = size - data_end;
+	return true;
+}
+
 int recover_file(const char *path, struct recover_result *res, struct err *e)
 {
 	memset(res, 0, sizeof(*res));
@@ -433,60 +523,12 @@ int recover_file(const char *path, struct recover_result *res, struct err *e)
 	}
 	struct pd_file_header h;
 	memcpy(&h, base, sizeof(h));
-	if (h.magic != PD_MAGIC || h.size != PD_FILE_HEADER_SIZE) {
-		bool pipe = h.magic == PD_MAGIC && h.size == sizeof(struct pd_pipe_header);
-		err = err_set(e, -EINVAL, pipe ? "%s is a pipe-format stream: it has no header to repair (perf reads it as it is)"
-					       : "%s is not a perf.data file (bad magic or header size); nothing changed", path);
+	err = header_repairable(path, base, size, &h, e);
+	if (err)
 		goto out;
-	}
-	/* The attrs and ids must be what the reader takes: the repair only
-	 * ever rewrites data.size and the features. */
-	struct pd_file_header probe = h;
-	probe.data.size = 0;
-	memset(probe.features, 0, sizeof(probe.features));
-	struct reader r;
-	struct err re = { "" };
-	if (h.data.offset > size || reader_open_mem_as(&r, base, size, &probe, &re) != 0) {
-		err = err_set(e, -EINVAL, "%s: %s; it is not a repairable perf.data, nothing changed", path,
-			      h.data.offset > size ? "the data section starts past the end of the file" : re.msg);
-		goto out;
-	}
-	reader_close(&r);
-	/* Everything recover writes goes after the data: the data must come
-	 * after the attrs and their ids (as perf and psrec lay them out), or
-	 * the new table could land on them. */
-	if (!meta_before(base, &h)) {
-		err = err_set(e, -EINVAL, "%s: the data section starts before the end of the attrs or their ids; it is not a repairable perf.data, nothing changed",
-			      path);
-		goto out;
-	}
-
-	/* Already right: the records perf knows end where the header says,
-	 * every feature is intact, and the whole data reads. */
 	res->old_data_size = h.data.size;
-	struct walk w;
-	uint64_t end = walk_records(base, h.data.offset, size, res, &w);
-	struct entry kept[MAX_TABLE];
-	bool all_ok = false;
-	uint64_t data_end = h.data.offset + h.data.size;
-	if (data_end >= h.data.offset && data_end <= size)
-		intact_features(base, size, &h, data_end, kept, &all_ok);
-	if (all_ok && end <= data_end) {
-		struct reader chk;
-		uint64_t compressed = res->compressed;
-		int k = reader_open_mem(&chk, base, size, &re);
-		if (k == 0) {
-			k = count_records(&chk, res, &re);
-			reader_close(&chk);
-		}
-		if (k == 0) {
-			res->compressed = compressed;
-			res->data_size = h.data.size;
-			res->unused_bytes = size - data_end;
-			goto out;
-		}
-	}
-	err = repair(fd, path, base, size, &h, res, e);
+	if (!already_right(base, size, &h, res))
+		err = repair(fd, path, base, size, &h, res, e);
 out:
 	if (base)
 		munmap(base, size);

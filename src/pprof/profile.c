@@ -544,7 +544,11 @@ static void *alloc_n(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-static int parts_make(const struct profile *p, struct pb_parts *m)
+/*
+ * Every array parts_make fills, sized from the profile's tables; -ENOMEM
+ * when any allocation fails (parts_free then frees those that did not).
+ */
+static int parts_alloc(const struct profile *p, struct pb_parts *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->samples = alloc_n(p->samples.n, sizeof(*m->samples));
@@ -562,6 +566,12 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 	if (!m->samples || !m->sample_ptr || !m->labels || !m->label_ptr || !m->mappings || !m->mapping_ptr ||
 	    !m->locations || !m->location_ptr || !m->lines || !m->line_ptr || !m->functions || !m->function_ptr)
 		return -ENOMEM;
+	return 0;
+}
+
+/* The sample value types and the period type: fixed arrays, no allocation. */
+static void parts_types(const struct profile *p, struct pb_parts *m)
+{
 	for (size_t i = 0; i < p->nvalues; i++) {
 		perftools__profiles__value_type__init(&m->types[i]);
 		m->types[i].type = p->type[i];
@@ -571,6 +581,15 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 	perftools__profiles__value_type__init(&m->period_type);
 	m->period_type.type = p->period_type;
 	m->period_type.unit = p->period_unit;
+}
+
+/*
+ * The labels, then the samples: a sample's labels are a run of label_ptr
+ * (which points into the interned labels, ids 1-based), so the message
+ * shares one label per distinct (key, value) instead of a copy per sample.
+ */
+static void parts_samples(const struct profile *p, struct pb_parts *m)
+{
 	for (size_t i = 0; i < p->labels.n; i++) {
 		const struct label_e *l = table_at(&p->labels, i);
 		pb_label *o = &m->labels[i];
@@ -594,6 +613,15 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 		o->label = m->label_ptr + s->lab_off;
 		m->sample_ptr[i] = o;
 	}
+}
+
+/*
+ * The mappings, ids 1-based in table order; the first_mapping'th is
+ * swapped to the front of the message because pprof takes the first
+ * mapping as the main binary.
+ */
+static void parts_mappings(const struct profile *p, struct pb_parts *m)
+{
 	for (size_t i = 0; i < p->mappings.n; i++) {
 		const struct mapping_e *e = table_at(&p->mappings, i);
 		pb_mapping *o = &m->mappings[i];
@@ -612,6 +640,14 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 		m->mapping_ptr[0] = &m->mappings[p->first_mapping - 1];
 		m->mapping_ptr[p->first_mapping - 1] = &m->mappings[0];
 	}
+}
+
+/*
+ * The lines, then the locations: a location's lines (its inline frames)
+ * are a run of line_ptr, as a sample's labels are of label_ptr.
+ */
+static void parts_locations(const struct profile *p, struct pb_parts *m)
+{
 	for (size_t i = 0; i < p->lines.n; i++) {
 		perftools__profiles__line__init(&m->lines[i]);
 		m->lines[i].function_id = p->lines.v[i];
@@ -629,6 +665,11 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 		o->line = m->line_ptr + e->off;
 		m->location_ptr[i] = o;
 	}
+}
+
+/* The functions, ids 1-based in table order. */
+static void parts_functions(const struct profile *p, struct pb_parts *m)
+{
 	for (size_t i = 0; i < p->functions.n; i++) {
 		const struct function_e *e = table_at(&p->functions, i);
 		pb_function *o = &m->functions[i];
@@ -639,6 +680,23 @@ static int parts_make(const struct profile *p, struct pb_parts *m)
 		o->filename = e->filename;
 		m->function_ptr[i] = o;
 	}
+}
+
+/*
+ * The protobuf-c messages of p, pointing into p's tables (nothing is
+ * copied but the messages themselves): free them with parts_free, also
+ * after an error.
+ */
+static int parts_make(const struct profile *p, struct pb_parts *m)
+{
+	int err = parts_alloc(p, m);
+	if (err)
+		return err;
+	parts_types(p, m);
+	parts_samples(p, m);
+	parts_mappings(p, m);
+	parts_locations(p, m);
+	parts_functions(p, m);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "record/pidfd.h"
 #include "record/procfs.h"
+#include "util/vec.h"
 
 /* st: the status of pid itself, or of a thread of it (-t). */
 static int add_proc(struct attach *t, pid_t pid, bool whole, const struct procfs_status *st, struct err *e)
@@ -167,7 +168,7 @@ int attach_threads(const struct attach *t, pid_t **tids, size_t *n)
 int attach_rescan(struct attach *t, pid_t **fresh, size_t *n)
 {
 	pid_t *out = NULL;
-	size_t cnt = 0;
+	size_t cnt = 0, cap = 0;
 	*fresh = NULL;
 	*n = 0;
 	for (size_t i = 0; i < t->nr_procs; i++) {
@@ -181,13 +182,11 @@ int attach_rescan(struct attach *t, pid_t **fresh, size_t *n)
 		for (size_t j = 0; j < m; j++) {
 			if (has_tid(p, list[j]))
 				continue;
-			pid_t *no = realloc(out, (cnt + 1) * sizeof(*no));
-			if (!no || add_tid(p, list[j])) {
-				free(no ? no : out);
+			if (VEC_RESERVE(out, cap, cnt, 1, 16) || add_tid(p, list[j])) {
+				free(out);
 				free(list);
 				return -ENOMEM;
 			}
-			out = no;
 			out[cnt++] = list[j];
 		}
 		free(list);

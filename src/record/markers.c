@@ -24,6 +24,7 @@
 #include "format/walk.h"
 #include "marker/tp.h"
 #include "psrec/marker.h"
+#include "util/vec.h"
 
 #define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -77,14 +78,8 @@ static void warn_once(struct markers *m, const char *fmt, ...)
 
 static int push_chan(struct markers *m, const struct marker_chan *c)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 4;
-		struct marker_chan *n = realloc(m->ch, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->ch = n;
-		m->cap = cap;
-	}
+	if (VEC_RESERVE(m->ch, m->cap, m->n, 1, 4))
+		return -ENOMEM;
 	m->ch[m->n++] = *c;
 	m->st.channels++;
 	return 0;
@@ -390,14 +385,8 @@ void markers_scan(struct markers *m, uint64_t now_ms)
 
 static int push_slot(struct markers *m, uint64_t time, size_t off, size_t len)
 {
-	if (m->nidx == m->capidx) {
-		size_t cap = m->capidx ? 2 * m->capidx : 1024;
-		struct marker_slot *n = realloc(m->idx, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->idx = n;
-		m->capidx = cap;
-	}
+	if (VEC_RESERVE(m->idx, m->capidx, m->nidx, 1, 1024))
+		return -ENOMEM;
 	m->idx[m->nidx++] = (struct marker_slot){ time, (uint32_t)off, (uint32_t)len };
 	return 0;
 }

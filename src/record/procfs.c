@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/io.h"
+#include "util/vec.h"
 
 #define PF_KTHREAD 0x00200000
 
@@ -122,15 +123,10 @@ static int numeric_entries(const char *dir, pid_t **out, size_t *n)
 		long v = strtol(name, NULL, 10);
 		if (v <= 0 || v > INT32_MAX)
 			continue;
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 64;
-			pid_t *na = realloc(arr, cap * sizeof(*arr));
-			if (!na) {
-				free(arr);
-				closedir(d);
-				return -ENOMEM;
-			}
-			arr = na;
+		if (VEC_RESERVE(arr, cap, cnt, 1, 64)) {
+			free(arr);
+			closedir(d);
+			return -ENOMEM;
 		}
 		arr[cnt++] = (pid_t)v;
 	}

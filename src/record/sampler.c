@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/vec.h"
+
 static int sys_perf_event_open(struct pd_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
 {
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
@@ -75,18 +77,11 @@ static void close_all(struct sampler *s)
 
 static int push_fd(struct sampler *s, int fd, size_t ci)
 {
-	if (s->nr_fds == s->cap_fds) {
-		size_t cap = s->cap_fds ? s->cap_fds * 2 : 64;
-		int *nf = realloc(s->fds, cap * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		s->fds = nf;
-		size_t *nc = realloc(s->fd_cpu, cap * sizeof(*nc));
-		if (!nc)
-			return -ENOMEM;
-		s->fd_cpu = nc;
-		s->cap_fds = cap;
-	}
+	/* Two arrays of one capacity: it grows only once both have. */
+	size_t cap_fd = s->cap_fds, cap_cpu = s->cap_fds;
+	if (VEC_RESERVE(s->fds, cap_fd, s->nr_fds, 1, 64) || VEC_RESERVE(s->fd_cpu, cap_cpu, s->nr_fds, 1, 64))
+		return -ENOMEM;
+	s->cap_fds = cap_fd;
 	s->fds[s->nr_fds] = fd;
 	s->fd_cpu[s->nr_fds] = ci;
 	s->nr_fds++;

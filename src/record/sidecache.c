@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "psrec/perf_data.h"
+#include "util/bsearch.h"
+#include "util/vec.h"
 
 int sidecache_init(struct sidecache *c, size_t pid_max)
 {
@@ -72,25 +74,19 @@ void sidecache_mark(struct sidecache *c, const struct ring *r, size_t len)
 	(void)ring_walk_prefix(r, len, mark_record, c);
 }
 
-/* Index of pid, or where it would go. */
-static size_t find(const struct sidecache *c, pid_t pid)
+/* bsearch_cmp_fn of a pid_t key and an entry: the entries are by pid. */
+static int cmp_pid(const void *key, const void *elem)
 {
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->v[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	pid_t k = *(const pid_t *)key, p = ((const struct sidecache_proc *)elem)->pid;
+	return (k > p) - (k < p);
 }
 
 /* Make b (taken over) pid's entry; an empty b removes it. */
 static int put(struct sidecache *c, pid_t pid, struct buf b)
 {
-	size_t i = find(c, pid);
-	bool have = i < c->n && c->v[i].pid == pid;
+	/* pid's entry, or where it would go */
+	bool have;
+	size_t i = bsearch_first_ge(c->v, c->n, sizeof(*c->v), &pid, cmp_pid, &have);
 	if (have) {
 		buf_free(&c->v[i].recs);
 		if (b.len) {
@@ -106,15 +102,9 @@ static int put(struct sidecache *c, pid_t pid, struct buf b)
 		buf_free(&b);
 		return 0;
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		struct sidecache_proc *v = realloc(c->v, cap * sizeof(*v));
-		if (!v) {
-			buf_free(&b);
-			return -ENOMEM;
-		}
-		c->v = v;
-		c->cap = cap;
+	if (VEC_RESERVE(c->v, c->cap, c->n, 1, 256)) {
+		buf_free(&b);
+		return -ENOMEM;
 	}
 	memmove(c->v + i + 1, c->v + i, (c->n - i) * sizeof(*c->v));
 	c->v[i] = (struct sidecache_proc){ pid, b };

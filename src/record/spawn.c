@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "util/vec.h"
+
 extern char **environ;
 
 void spawn_init(struct spawn_set *s)
@@ -21,15 +23,9 @@ void spawn_init(struct spawn_set *s)
 int spawn_command(struct spawn_set *s, const char *cmd, const char *arg, const sigset_t *mask)
 {
 	s->started++;
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		pid_t *p = realloc(s->pids, cap * sizeof(*p));
-		if (!p) {
-			s->failed++;
-			return -ENOMEM;
-		}
-		s->pids = p;
-		s->cap = cap;
+	if (VEC_RESERVE(s->pids, s->cap, s->nr, 1, 8)) {
+		s->failed++;
+		return -ENOMEM;
 	}
 	char *line;
 	if (asprintf(&line, "%s \"$1\"", cmd) < 0) {
