@@ -246,8 +246,12 @@ int markers_create(struct markers *m, uint64_t data_size, int *fd_out)
 
 int markers_watch(struct markers *m, const pid_t *pids, size_t n)
 {
+	if (n == 0)
+		return 0;
+	if (n > SIZE_MAX / sizeof(pid_t) - m->nr_want)
+		return -ENOMEM;
 	pid_t *w = realloc(m->want, (m->nr_want + n) * sizeof(*w));
-	if (!w && n)
+	if (!w)
 		return -ENOMEM;
 	m->want = w;
 	for (size_t i = 0; i < n; i++)
