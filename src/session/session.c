@@ -17,16 +17,23 @@
 
 #define SPOOL_INLINE ((uint64_t)1 << 63)
 
+int session_take(struct session *s, struct reader *r, struct err *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->rd = *r;
+	s->open = true;
+	s->update_name = calloc(s->rd.nr_attrs ? s->rd.nr_attrs : 1, sizeof(*s->update_name));
+	return s->update_name ? 0 : err_set(e, -ENOMEM, "out of memory");
+}
+
 int session_open(struct session *s, const char *path, struct err *e)
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	int err = reader_open_file(&s->rd, path, e);
-	if (err)
-		return err;
-	s->open = true;
-	s->update_name = calloc(s->rd.nr_attrs ? s->rd.nr_attrs : 1, sizeof(*s->update_name));
-	return s->update_name ? 0 : err_set(e, -ENOMEM, "out of memory");
+	struct reader r;
+	int err = reader_open_file(&r, path, e);
+	return err ? err : session_take(s, &r, e);
 }
 
 void session_close(struct session *s)

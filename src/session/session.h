@@ -79,6 +79,9 @@ struct session {
 /* Open path ("-": standard input). -errno with *e (the reader's message,
  * without the file's name). session_close() in every case. */
 int session_open(struct session *s, const char *path, struct err *e);
+/* The same over a reader opened by the caller (reader_open_mem_as...),
+ * which the session now owns: the caller must not close r. */
+int session_take(struct session *s, struct reader *r, struct err *e);
 
 /*
  * The pass: every record of the data, side band into sb (initialized by
