@@ -456,6 +456,8 @@ static void out_open_failed(const char *out, const struct outfile *of, int err)
 /* One warning for what could not be named, one notice for the event. */
 static void fold_report(const char *input, const struct fold_result *r)
 {
+	if (r->warning[0])
+		say("%s: %s", input, r->warning);
 	if (r->event_chosen)
 		say("%s: folding event %s (the first sampling event; --event picks another)",
 			input, r->event);
@@ -678,6 +680,8 @@ static int cmd_markers(int argc, char **argv)
 	int err = marker_list_read(&l, cli.input, &cli.filter, &e);
 	if (!err)
 		err = marker_list_pair(&l);
+	if (!err && l.warning[0])
+		say("%s: %s", name, l.warning);
 	if (!err && l.n == 0 && l.filtered)
 		say("none of the %" PRIu64 " markers in %s passed --pid, --tid, --comm", l.filtered,
 			name);

@@ -399,6 +399,7 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 		err = err_set(e, perr, "%s: %s", c->input, pe.msg);
 	r->unknown_records = x->ss.unknown_records;
 	r->decoded = session_decoded(&x->ss);
+	snprintf(r->warning, sizeof(r->warning), "%s", x->ss.warning);
 	if (!err && c->between_a)
 		err = between(x, e);
 	if (!err && (err = session_samples(&x->ss, fold_sample, x)) != 0) {

@@ -94,6 +94,7 @@ struct fold_result {
 	uint64_t kept;              /* after the filters */
 	uint64_t unknown_records;   /* record types skipped */
 	uint64_t decoded;           /* COMPRESSED records decoded (each once: one pass) */
+	char warning[160];          /* the session's (session.h), "": none */
 	size_t windows;             /* --between's */
 	uint64_t first_time, last_time;
 	uint64_t sample_period;     /* the event's attr.sample_period (a frequency with freq) */

@@ -191,6 +191,7 @@ int marker_list_read(struct marker_list *l, const char *path, const struct marke
 	if (err)
 		err_set(e, err, "%s: %s", name, err_is_set(&re) ? re.msg : strerror(-err));
 	l->decoded = session_decoded(&s);
+	snprintf(l->warning, sizeof(l->warning), "%s", s.warning);
 	session_close(&s);
 	return err;
 }

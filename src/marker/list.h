@@ -56,6 +56,7 @@ struct marker_list {
 	uint64_t last_time;
 	struct sideband *sideband;  /* marker_list_read's: owns the thread names */
 	uint64_t decoded;           /* marker_list_read's COMPRESSED records decoded (each once) */
+	char warning[160];          /* marker_list_read's session's (session.h), "": none */
 };
 
 /* Which markers marker_list_collect_session keeps. */

@@ -206,7 +206,7 @@ static int hand(struct session *s, const struct reader_record *rec, session_samp
  * SPOOL_RELEASE bytes, as the reader drops a file's (they fault back in
  * from the file for the next replay): the replay's resident set stays
  * small whatever the spool holds. */
-#define SPOOL_RELEASE ((size_t)4 << 20)
+#define SPOOL_RELEASE ((size_t)1 << 20)
 
 /* The spool's entries in [p, end) to fn (with release: p is the map). */
 static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool release, session_sample_fn fn,

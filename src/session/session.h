@@ -39,7 +39,7 @@
 #include "util/err.h"
 
 #define SESSION_NAME_MAX 128
-#define SESSION_SPOOL_MEM ((size_t)8 << 20)
+#define SESSION_SPOOL_MEM ((size_t)4 << 20)
 
 /* One SAMPLE of a known attr (samples of none are skipped), valid during
  * the callback only. */
