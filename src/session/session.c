@@ -208,6 +208,20 @@ static int hand(struct session *s, const struct reader_record *rec, session_samp
  * small whatever the spool holds. */
 #define SPOOL_RELEASE ((size_t)1 << 20)
 
+/* The same for a mapped input the samples are read from in place, as
+ * the reader drops it behind its pass (format/reader.c): offsets only
+ * grow along the spool. */
+static void release_input(struct session *s, uint64_t off)
+{
+	if (!s->rd.release || off < s->released + 2 * SPOOL_RELEASE)
+		return;
+	uint64_t end = (off - SPOOL_RELEASE) & ~(uint64_t)4095;
+	uint64_t start = s->released & ~(uint64_t)4095;
+	if (end > start)
+		madvise((void *)(uintptr_t)(s->rd.base + start), end - start, MADV_DONTNEED);
+	s->released = end;
+}
+
 /* The spool's entries in [p, end) to fn (with release: p is the map). */
 static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool release, session_sample_fn fn,
 		  void *arg)
@@ -221,6 +235,8 @@ static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool 
 		uint64_t ref;
 		memcpy(&ref, p, 8);
 		p += 8;
+		if (!(ref & SPOOL_INLINE))
+			release_input(s, ref);
 		const uint8_t *data = ref & SPOOL_INLINE ? p : s->rd.base + ref;
 		struct pd_event_header h;
 		memcpy(&h, data, sizeof(h));
@@ -238,6 +254,7 @@ static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool 
 int session_samples(struct session *s, session_sample_fn fn, void *arg)
 {
 	int err = 0;
+	s->released = 0;
 	if (s->map)
 		err = replay(s, s->map, s->map + s->map_len, true, fn, arg);
 	if (!err && s->mem.len)

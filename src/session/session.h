@@ -73,6 +73,7 @@ struct session {
 	uint64_t spilled;
 	uint8_t *map;
 	size_t map_len;
+	uint64_t released;          /* a replay dropped the mapped input below this */
 	char warning[160];          /* "": none */
 };
 
