@@ -26,8 +26,9 @@ struct events {
 /* Names for every attr of r (a pass of its own over a stream's first
  * records for their EVENT_UPDATEs, then r rewound). -ENOMEM only. */
 int events_read(struct events *ev, struct reader *r);
-/* The same from a session, after session_load (its EVENT_UPDATE names:
- * no pass of its own). */
+/* The same from a session, with no pass of its own: a stream without
+ * EVENT_DESC is named by the EVENT_UPDATEs session_load met, so call it
+ * after that there. */
 int events_read_session(struct events *ev, struct session *s);
 void events_free(struct events *ev);
 

@@ -387,14 +387,18 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 		err_set(e, err, "%s: %s", strcmp(c->input, "-") ? c->input : "standard input", re.msg);
 		goto out;
 	}
-	/* The event is chosen, and said missing, before the data is said not
-	 * to read (the pass stops there, with what it read kept). */
-	int perr = session_load(&x->ss, x->sb, &pe);
+	/* The event is chosen, and said missing, before the data is read, or
+	 * said not to read: but a stream named by EVENT_UPDATEs only is named
+	 * by the pass (which stops where the data does, what it read kept). */
+	bool late = x->ss.rd.pipe && !x->ss.rd.pipe_feat[PD_FEAT_EVENT_DESC].p;
+	int perr = late ? session_load(&x->ss, x->sb, &pe) : 0;
 	err = events_read_session(&x->ev, &x->ss);
 	if (!err)
 		err = choose_event(x, e);
 	if (!err)
 		err = symbolizer_open(&r->symbolizer, &c->sym, e);
+	if (!err && !late)
+		perr = session_load(&x->ss, x->sb, &pe);
 	if (!err && perr)
 		err = err_set(e, perr, "%s: %s", c->input, pe.msg);
 	r->unknown_records = x->ss.unknown_records;
