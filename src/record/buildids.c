@@ -123,6 +123,7 @@ int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd
 		err = session_load(&s, &b->sb, e);
 	if (!err)
 		err = session_samples(&s, mark_hits, &sc);
+	b->decoded = session_decoded(&s);
 	session_close(&s);
 	return err;
 }

@@ -1,8 +1,8 @@
 /*
  * test_session.c - one pass per command (src/session/session.c): a -z
  * recording's COMPRESSED records are decoded once by psrec fold (plain,
- * --between, and per sample as psrec pprof folds) and by psrec markers,
- * file or stream, and what they give is what the same records give
+ * --between, and per sample as psrec pprof folds), by psrec markers and
+ * by the build-id pass after recording, file or stream, and what they give is what the same records give
  * uncompressed; a spool larger than what is held in memory replays the
  * same.
  */
@@ -15,6 +15,7 @@
 #include "format/writer.h"
 #include "marker/list.h"
 #include "marker/tp.h"
+#include "record/buildids.h"
 #include "session/session.h"
 #include "util/buf.h"
 
@@ -232,6 +233,21 @@ static void check_once(bool pipe, size_t extra, size_t chunk)
 	assert_int_equal(l.first_time, 1 * SEC);
 	assert_int_equal(l.last_time, 9 * SEC);
 	marker_list_free(&l);
+	if (!pipe) {
+		/* the build-id pass after recording, over the file in memory */
+		size_t len;
+		uint8_t *p = th_read_file(zpath, &len);
+		struct pd_file_header hdr;
+		memcpy(&hdr, p, sizeof(hdr));
+		struct buildids b;
+		buildids_init(&b);
+		if (buildids_scan(&b, p, len, &hdr, false, &e))
+			fail_msg("buildids_scan: %s", e.msg);
+		assert_int_equal(b.decoded, want);
+		assert_true(b.samples >= 5 + extra);
+		buildids_free(&b);
+		free(p);
+	}
 	unlink(zpath);
 	unlink(ppath);
 	buf_free(&recs);
