@@ -382,6 +382,7 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 	sideband_init(r->sideband);
 	x->sb = r->sideband;
 	struct err re = { "" }, pe = { "" };
+	bool *want = NULL;
 	int err = session_open(&x->ss, c->input, &re);
 	if (err) {
 		err_set(e, err, "%s: %s", strcmp(c->input, "-") ? c->input : "standard input", re.msg);
@@ -397,6 +398,16 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 		err = choose_event(x, e);
 	if (!err)
 		err = symbolizer_open(&r->symbolizer, &c->sym, e);
+	if (!err && !late) {
+		/* the event's samples are all the pass keeps (and the markers,
+		 * for --between's windows) */
+		want = calloc(x->ss.rd.nr_attrs ? x->ss.rd.nr_attrs : 1, sizeof(*want));
+		if (!want)
+			err = err_set(e, -ENOMEM, "%s: out of memory", c->input);
+		for (size_t i = 0; want && i < x->ss.rd.nr_attrs; i++)
+			want[i] = (int)i == x->attr || (c->between_a && marker_tp_is(&x->ss.rd.attrs[i].attr));
+		x->ss.want = want;
+	}
 	if (!err && !late)
 		perr = session_load(&x->ss, x->sb, &pe);
 	if (!err && perr)
@@ -420,6 +431,7 @@ out:
 		unwind_close(x->unwind);
 	}
 	session_close(&x->ss);
+	free(want);
 	events_free(&x->ev);
 	free(x->win);
 	free(x);

@@ -170,6 +170,9 @@ int session_load(struct session *s, struct sideband *sb, struct err *e)
 		if (rec.type != PD_RECORD_SAMPLE)
 			continue;
 		s->seen_sample = true;
+		const struct reader_attr *a = s->want ? reader_record_attr(&s->rd, &rec) : NULL;
+		if (s->want && (!a || !s->want[a - s->rd.attrs]))
+			continue;
 		if ((err = spool(s, &rec)) != 0)
 			break;
 	}

@@ -63,6 +63,9 @@ struct session {
 	 * first SAMPLE (where perf and psrec write them); "": none */
 	char (*update_name)[SESSION_NAME_MAX];
 	bool seen_sample;
+	/* per attr, set before session_load: whether its samples are kept
+	 * for session_samples; NULL: every attr's */
+	const bool *want;
 	uint64_t unknown_records;   /* records of types psrec does not know */
 	uint64_t nr_samples;        /* in the spool */
 	/* the spool: entries of a u64 (the record's offset; bit 63: its bytes
