@@ -292,6 +292,74 @@ static void test_later_comm_names_earlier_samples(void **state)
 	buf_free(&recs);
 }
 
+struct order {
+	uint64_t *times;
+	size_t n, cap;
+	size_t marks;               /* samples of the marker attr */
+};
+
+static int take_time(void *arg, const struct session_sample *ss)
+{
+	struct order *o = arg;
+	assert_true(ss->parsed);
+	assert_true(o->n < o->cap);
+	o->times[o->n++] = ss->s.time;
+	o->marks += marker_tp_is(&ss->attr->attr);
+	return 0;
+}
+
+/* The session hands every sample in the reader's order, twice alike,
+ * through a spool that went past memory; with want, one attr's alone. */
+static void test_samples_come_in_file_order(void **state)
+{
+	(void)state;
+	struct buf recs = BUF_INIT;
+	size_t extra = 2 * SESSION_SPOOL_MEM / TH_SAMPLE_SIZE;
+	recording(&recs, extra);
+	char path[64];
+	write_file(path, &recs, true, false, 60000);
+	size_t cap = extra + 16;
+	uint64_t *want = malloc(cap * sizeof(*want));
+	size_t n = 0;
+	struct reader r;
+	struct err e = { "" };
+	assert_int_equal(reader_open_file(&r, path, &e), 0);
+	struct reader_record rec;
+	while (reader_next(&r, &rec, &e) == 1)
+		if (rec.type == PD_RECORD_SAMPLE)
+			want[n++] = th_u64(rec.data, 32);
+	reader_close(&r);
+	for (int only_cpu = 0; only_cpu < 2; only_cpu++) {
+		struct session s;
+		struct sideband sb;
+		sideband_init(&sb);
+		assert_int_equal(session_open(&s, path, &e), 0);
+		bool keep[2] = { true, false };
+		if (only_cpu)
+			s.want = keep;
+		assert_int_equal(session_load(&s, &sb, &e), 0);
+		assert_true(s.fd >= 0); /* it spilled */
+		for (int pass = 0; pass < 2; pass++) {
+			struct order o = { calloc(cap, sizeof(uint64_t)), 0, cap, 0 };
+			assert_int_equal(session_samples(&s, take_time, &o), 0);
+			assert_int_equal(o.n, only_cpu ? n - 2 : n);
+			assert_int_equal(o.marks, only_cpu ? 0 : 2);
+			for (size_t i = 0, j = 0; i < n; i++) {
+				if (only_cpu && (want[i] == 2 * SEC || want[i] == 4 * SEC))
+					continue; /* the markers */
+				assert_int_equal(o.times[j++], want[i]);
+			}
+			free(o.times);
+		}
+		assert_int_equal(session_decoded(&s), compressed_records(path));
+		session_close(&s);
+		sideband_free(&sb);
+	}
+	free(want);
+	unlink(path);
+	buf_free(&recs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_stream_decoded_once_per_command),
 		cmocka_unit_test(test_spool_past_memory_replays_the_same),
 		cmocka_unit_test(test_later_comm_names_earlier_samples),
+		cmocka_unit_test(test_samples_come_in_file_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
