@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@ int session_take(struct session *s, struct reader *r, struct err *e)
 	s->fd = -1;
 	s->rd = *r;
 	s->open = true;
+	s->spool_max = (uint64_t)r->len * SESSION_SPOOL_RATIO;
+	if (s->spool_max < SESSION_SPOOL_FLOOR)
+		s->spool_max = SESSION_SPOOL_FLOOR;
 	s->update_name = calloc(s->rd.nr_attrs ? s->rd.nr_attrs : 1, sizeof(*s->update_name));
 	return s->update_name ? 0 : err_set(e, -ENOMEM, "out of memory");
 }
@@ -119,6 +123,10 @@ static int spill(struct session *s)
 static int spool(struct session *s, const struct reader_record *rec)
 {
 	size_t need = 8 + (rec->compressed ? ((size_t)rec->size + 7) / 8 * 8 : 0);
+	if (s->spilled + s->mem.len + need > s->spool_max) {
+		s->dropped++;
+		return 0;
+	}
 	if (s->mem.len + need > SESSION_SPOOL_MEM) {
 		int err = spill(s);
 		if (err)
@@ -178,6 +186,10 @@ int session_load(struct session *s, struct sideband *sb, struct err *e)
 	}
 	if (!err && n == 0)
 		err = spool_finish(s);
+	if (s->dropped)
+		snprintf(s->warning, sizeof(s->warning), "%" PRIu64 " samples left out: they decode to more than "
+			 "%" PRIu64 " MiB, %u times the input (a decompression bomb?)", s->dropped, s->spool_max >> 20,
+			 SESSION_SPOOL_RATIO);
 	if (err == -ENOMEM)
 		return err_set(e, err, "out of memory holding the recording's samples");
 	if (err)

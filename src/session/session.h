@@ -23,7 +23,8 @@
  * The spool is memory up to SESSION_SPOOL_MEM, then an unnamed temporary
  * file under $TMPDIR or /tmp (as a piped stream is, format/reader.h), so
  * a long -z recording costs disk, not memory; where no such file can be
- * made it stays in memory and session.warning says so.
+ * made it stays in memory and session.warning says so. What it holds is
+ * bounded by the input's size (SESSION_SPOOL_RATIO).
  */
 #ifndef PSREC_SESSION_SESSION_H
 #define PSREC_SESSION_SESSION_H
@@ -40,6 +41,12 @@
 
 #define SESSION_NAME_MAX 128
 #define SESSION_SPOOL_MEM ((size_t)4 << 20)
+/* The most the spool holds in all: SESSION_SPOOL_RATIO times the input,
+ * at least SESSION_SPOOL_FLOOR. A recording's samples compress some tens
+ * of times; past that the input is a decompression bomb, whose samples
+ * cost no disk: they are left out, and session.warning says how many. */
+#define SESSION_SPOOL_FLOOR ((uint64_t)4 << 30)
+#define SESSION_SPOOL_RATIO 256
 
 /* One SAMPLE of a known attr (samples of none are skipped), valid during
  * the callback only. */
@@ -68,6 +75,8 @@ struct session {
 	const bool *want;
 	uint64_t unknown_records;   /* records of types psrec does not know */
 	uint64_t nr_samples;        /* in the spool */
+	uint64_t spool_max;         /* session_open's bound (a caller may lower it) */
+	uint64_t dropped;           /* samples past it, left out */
 	/* the spool: entries of a u64 (the record's offset; bit 63: its bytes
 	 * follow, padded to 8) in memory, then past spilled bytes in fd,
 	 * which is mapped at map once the pass is over */

@@ -360,6 +360,37 @@ static void test_samples_come_in_file_order(void **state)
 	buf_free(&recs);
 }
 
+/* Past the spool's bound the samples are left out, counted, warned of;
+ * the ones before it come whole. */
+static void test_spool_bound_drops_and_warns(void **state)
+{
+	(void)state;
+	struct buf recs = BUF_INIT;
+	recording(&recs, 100000);
+	char path[64];
+	write_file(path, &recs, true, false, 60000);
+	struct session s;
+	struct sideband sb;
+	struct err e = { "" };
+	sideband_init(&sb);
+	assert_int_equal(session_open(&s, path, &e), 0);
+	assert_true(s.spool_max >= SESSION_SPOOL_FLOOR);
+	s.spool_max = 1 << 20;
+	assert_int_equal(session_load(&s, &sb, &e), 0);
+	assert_true(s.dropped > 0);
+	assert_non_null(strstr(s.warning, "samples left out"));
+	size_t cap = 100016;
+	struct order o = { calloc(cap, sizeof(uint64_t)), 0, cap, 0 };
+	assert_int_equal(session_samples(&s, take_time, &o), 0);
+	assert_int_equal(o.n + s.dropped, 100000 + 7);
+	assert_true(o.n * (8 + TH_SAMPLE_SIZE) <= (1 << 20));
+	free(o.times);
+	session_close(&s);
+	sideband_free(&sb);
+	unlink(path);
+	buf_free(&recs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_spool_past_memory_replays_the_same),
 		cmocka_unit_test(test_later_comm_names_earlier_samples),
 		cmocka_unit_test(test_samples_come_in_file_order),
+		cmocka_unit_test(test_spool_bound_drops_and_warns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
