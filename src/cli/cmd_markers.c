@@ -28,6 +28,8 @@ static int run(int argc, char **argv)
 	int err = marker_list_read(&l, cli.input, &cli.filter, &e);
 	if (!err)
 		err = marker_list_pair(&l);
+	if (!err && l.warning[0])
+		cli_say("%s: %s", name, l.warning);
 	if (!err && l.n == 0 && l.filtered)
 		cli_say("none of the %" PRIu64 " markers in %s passed --pid, --tid, --comm", l.filtered,
 			name);

@@ -10,6 +10,8 @@
 /* One warning for what could not be named, one notice for the event. */
 void fold_notes_say(const char *input, const struct fold_result *r)
 {
+	if (r->warning[0])
+		cli_say("%s: %s", input, r->warning);
 	if (r->event_chosen)
 		cli_say("%s: folding event %s (the first sampling event; --event picks another)",
 			input, r->event);

@@ -112,7 +112,9 @@ static void names_from_updates(struct events *ev, struct reader *r)
 	reader_rewind(r);
 }
 
-int events_read(struct events *ev, struct reader *r)
+/* The names every recording has: from the attrs, then EVENT_DESC over
+ * them, after the stream's EVENT_UPDATE names (in update, when given). */
+static int names_read(struct events *ev, struct reader *r, const char (*update)[SESSION_NAME_MAX])
 {
 	ev->nr = r->nr_attrs;
 	ev->name = calloc(ev->nr ? ev->nr : 1, sizeof(*ev->name));
@@ -120,10 +122,25 @@ int events_read(struct events *ev, struct reader *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < ev->nr; i++)
 		name_from_attr(&r->attrs[i].attr, i, ev->name[i]);
-	if (r->pipe && !r->pipe_feat[PD_FEAT_EVENT_DESC].p)
-		names_from_updates(ev, r);
+	if (r->pipe && !r->pipe_feat[PD_FEAT_EVENT_DESC].p) {
+		if (!update)
+			names_from_updates(ev, r);
+		for (size_t i = 0; update && i < ev->nr; i++)
+			if (update[i][0])
+				snprintf(ev->name[i], EVENTS_NAME_MAX, "%s", update[i]);
+	}
 	names_from_desc(ev, r);
 	return 0;
+}
+
+int events_read(struct events *ev, struct reader *r)
+{
+	return names_read(ev, r, NULL);
+}
+
+int events_read_session(struct events *ev, struct session *s)
+{
+	return names_read(ev, &s->rd, (const char (*)[SESSION_NAME_MAX])s->update_name);
 }
 
 void events_free(struct events *ev)

@@ -14,16 +14,22 @@
 #include <stddef.h>
 
 #include "format/reader.h"
+#include "session/session.h"
 
-#define EVENTS_NAME_MAX 128
+#define EVENTS_NAME_MAX SESSION_NAME_MAX
 
 struct events {
 	char (*name)[EVENTS_NAME_MAX];  /* one per reader attr */
 	size_t nr;
 };
 
-/* Names for every attr of r. -ENOMEM only. */
+/* Names for every attr of r (a pass of its own over a stream's first
+ * records for their EVENT_UPDATEs, then r rewound). -ENOMEM only. */
 int events_read(struct events *ev, struct reader *r);
+/* The same from a session, with no pass of its own: a stream without
+ * EVENT_DESC is named by the EVENT_UPDATEs session_load met, so call it
+ * after that there. */
+int events_read_session(struct events *ev, struct session *s);
 void events_free(struct events *ev);
 
 /* The index of the attr named name (exact, or with a ":u"-style suffix

@@ -12,6 +12,7 @@
 #include "marker/list.h"
 #include "marker/tp.h"
 #include "psrec/perf_data.h"
+#include "session/session.h"
 #include "session/sideband.h"
 #include "util/textesc.h"
 
@@ -30,14 +31,6 @@ static uint64_t get_u64(const uint8_t *p)
 	uint64_t v;
 	memcpy(&v, p, 8);
 	return v;
-}
-
-/* Kernel and user record types psrec knows (perf 6.1's set); anything
- * else is skipped and counted. */
-static bool known_type(uint32_t t)
-{
-	return (t >= PD_RECORD_MMAP && t <= PD_RECORD_AUX_OUTPUT_HW_ID) ||
-	       (t >= PD_RECORD_HEADER_ATTR && t <= 82);
 }
 
 /* Resolved frames by (map entry, address, mode, pid): a map entry is one
@@ -60,8 +53,7 @@ struct frame_slot {
 struct fold_ctx {
 	const struct fold_config *c;
 	struct fold_result *r;
-	struct reader rd;
-	bool rd_open;
+	struct session ss;          /* the one pass over c->input */
 	struct events ev;
 	struct sideband *sb;        /* r->sideband: it owns the thread names */
 	int attr;                   /* the folded event's attr index */
@@ -97,17 +89,17 @@ static int choose_event(struct fold_ctx *x, struct err *e)
 			return err_set(e, -ENOENT, "%s has no event '%s'; it has: %s", c->input, c->event, list);
 		}
 	} else {
-		x->attr = events_first_sampling(&x->rd);
+		x->attr = events_first_sampling(&x->ss.rd);
 		if (x->attr < 0)
-			return err_set(e, -ENOENT, x->rd.nr_attrs ? "%s has only markers: psrec markers lists them, "
+			return err_set(e, -ENOENT, x->ss.rd.nr_attrs ? "%s has only markers: psrec markers lists them, "
 				       "--event " MARKER_TP_NAME " folds them" : "%s has no events", c->input);
 		size_t sampling = 0;
-		for (size_t i = 0; i < x->rd.nr_attrs; i++)
-			sampling += x->rd.attrs[i].attr.sample_period != 0 && !marker_tp_is(&x->rd.attrs[i].attr);
+		for (size_t i = 0; i < x->ss.rd.nr_attrs; i++)
+			sampling += x->ss.rd.attrs[i].attr.sample_period != 0 && !marker_tp_is(&x->ss.rd.attrs[i].attr);
 		x->r->event_chosen = sampling > 1;
 	}
 	snprintf(x->r->event, sizeof(x->r->event), "%s", x->ev.name[x->attr]);
-	const struct pd_attr *a = &x->rd.attrs[x->attr].attr;
+	const struct pd_attr *a = &x->ss.rd.attrs[x->attr].attr;
 	x->r->event_type = a->type;
 	x->r->event_config = a->config;
 	x->r->sample_period = a->sample_period;
@@ -238,46 +230,39 @@ static bool keep(const struct fold_ctx *x, const struct sample *s, const char *c
 	return !c->comm || (comm && strcmp(comm, c->comm) == 0);
 }
 
-static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, const struct reader_attr *a)
+/* The chain of a sample into x->chain_*: its recorded one, its user
+ * part unwound from the stack copy when that is where user frames come
+ * from. The number of entries, or -errno. */
+static int chain_of(struct fold_ctx *x, const struct session_sample *ss)
 {
-	struct sample s;
-	if (sample_parse(a->attr.sample_type, rec->data, rec->size, &s))
-		return 0; /* counted as read, not folded: its fields do not fit */
-	struct fold_result *r = x->r;
-	r->samples++;
-	const char *comm = sideband_comm(x->sb, (int32_t)s.tid, s.time);
-	if (!comm)
-		comm = sideband_comm(x->sb, (int32_t)s.pid, s.time);
-	if (!keep(x, &s, comm))
-		return 0;
+	const struct reader_record *rec = ss->rec;
+	const struct pd_attr *a = &ss->attr->attr;
+	const struct sample *s = &ss->s;
 	int mode = rec->misc & PD_MISC_CPUMODE_MASK;
 	size_t n = 0;
 	struct sample_user su;
-	bool dwarf = x->c->call_graph != FOLD_CHAIN_FP &&
-		     (a->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) &&
-		     sample_parse_user(a->attr.sample_type, a->attr.branch_sample_type, a->attr.sample_regs_user,
-				       rec->data, rec->size, &s, &su) == 0 && su.regs;
+	bool dwarf = x->c->call_graph != FOLD_CHAIN_FP && (a->sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) &&
+		     sample_parse_user(a->sample_type, a->branch_sample_type, a->sample_regs_user, rec->data, rec->size, s,
+				       &su) == 0 && su.regs;
 	bool user_from_stack = dwarf || x->c->call_graph == FOLD_CHAIN_DWARF;
-	if (s.nr_callchain) {
-		for (uint64_t i = 0; i < s.nr_callchain && n < FOLD_MAX_FRAMES; i++) {
-			uint64_t ip = get_u64(s.callchain + 8 * i);
-			if (sample_chain_marker(ip, &mode))
-				continue;
-			if (user_from_stack && (mode == PD_MISC_USER || mode == PD_MISC_GUEST_USER))
-				continue;
-			x->chain_ip[n] = ip;
-			x->chain_exact[n] = false;
-			x->chain_mode[n++] = mode;
-		}
+	for (uint64_t i = 0; i < s->nr_callchain && n < FOLD_MAX_FRAMES; i++) {
+		uint64_t ip = get_u64(s->callchain + 8 * i);
+		if (sample_chain_marker(ip, &mode))
+			continue;
+		if (user_from_stack && (mode == PD_MISC_USER || mode == PD_MISC_GUEST_USER))
+			continue;
+		x->chain_ip[n] = ip;
+		x->chain_exact[n] = false;
+		x->chain_mode[n++] = mode;
 	}
 	if (dwarf) {
 		if (!x->unwind) {
-			int err = unwind_open(&x->unwind, r->symbolizer, x->sb, x->c->unwind_dwfl);
+			int err = unwind_open(&x->unwind, x->r->symbolizer, x->sb, x->c->unwind_dwfl);
 			if (err)
 				return err;
 		}
 		size_t un;
-		int st = unwind_sample(x->unwind, (int32_t)s.pid, s.time, &su, x->user_ip, FOLD_MAX_FRAMES - n, &un);
+		int st = unwind_sample(x->unwind, (int32_t)s->pid, s->time, &su, x->user_ip, FOLD_MAX_FRAMES - n, &un);
 		if (st < 0)
 			return st;
 		/* a caller is named by its call, the byte before the return
@@ -290,14 +275,17 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		if (st == UNWIND_TRUNCATED && n < FOLD_MAX_FRAMES)
 			x->chain_mode[n++] = MODE_TRUNCATED;
 	}
-	if (n == 0 && (a->attr.sample_type & PD_SAMPLE_IP)) {
+	if (n == 0 && (a->sample_type & PD_SAMPLE_IP)) {
 		x->chain_exact[0] = true;
-		x->chain_ip[0] = s.ip;
+		x->chain_ip[0] = s->ip;
 		x->chain_mode[n++] = rec->misc & PD_MISC_CPUMODE_MASK;
 	}
-	x->gen++;
-	if (x->c->on_sample)
-		return sample_emit(x, &s, comm, n);
+	return (int)n;
+}
+
+/* The chain (n entries, innermost first) as a folded stack, added. */
+static int stack_of(struct fold_ctx *x, const struct sample *s, const char *comm, size_t n)
+{
 	x->nframes = 0;
 	x->frames[x->nframes++] = (struct flame_frame){ comm ? comm : unknown_comm, SYM_KIND_USER };
 	/* The chain is innermost first; a folded line outermost first. */
@@ -311,37 +299,36 @@ static int fold_sample(struct fold_ctx *x, const struct reader_record *rec, cons
 		bool kernel = m == PD_MISC_KERNEL || m == PD_MISC_GUEST_KERNEL;
 		if (kernel && x->c->no_kernel)
 			continue;
-		int err = frames_add(x, (int32_t)s.pid, x->chain_ip[i], s.time, m, i > 0 && !x->chain_exact[i]);
+		int err = frames_add(x, (int32_t)s->pid, x->chain_ip[i], s->time, m, i > 0 && !x->chain_exact[i]);
 		if (err)
 			return err;
 	}
 	size_t nf = x->nframes;
 	if (nf == 1)
 		return 0; /* only kernel frames, and --no-kernel */
-	uint64_t w = x->c->period ? s.period : 1;
-	sample_kept(r, s.time);
-	return stacks_add(&r->stacks, x->frames, nf, w);
+	uint64_t w = x->c->period ? s->period : 1;
+	sample_kept(x->r, s->time);
+	return stacks_add(&x->r->stacks, x->frames, nf, w);
 }
 
-static int fold_samples(struct fold_ctx *x, struct err *e)
+/* One sample of the session: the folded event's are counted, filtered,
+ * resolved and folded (or emitted). One whose fields do not fit is
+ * counted as read, not folded. */
+static int fold_sample(void *arg, const struct session_sample *ss)
 {
-	struct reader_record rec;
-	int n;
-	while ((n = reader_next(&x->rd, &rec, e)) > 0) {
-		if (!known_type(rec.type)) {
-			x->r->unknown_records++;
-			continue;
-		}
-		if (rec.type != PD_RECORD_SAMPLE)
-			continue;
-		const struct reader_attr *a = reader_record_attr(&x->rd, &rec);
-		if (!a || a - x->rd.attrs != x->attr)
-			continue;
-		int err = fold_sample(x, &rec, a);
-		if (err)
-			return err_set(e, err, "out of memory folding %s", x->c->input);
-	}
-	return n;
+	struct fold_ctx *x = arg;
+	if (ss->attr_index != (size_t)x->attr || !ss->parsed)
+		return 0;
+	x->r->samples++;
+	if (!keep(x, &ss->s, ss->comm))
+		return 0;
+	int n = chain_of(x, ss);
+	if (n < 0)
+		return n;
+	x->gen++;
+	if (x->c->on_sample)
+		return sample_emit(x, &ss->s, ss->comm, (size_t)n);
+	return stack_of(x, &ss->s, ss->comm, (size_t)n);
 }
 
 /* CLOCK_DATA, when the file has a well-formed one (a stream's came with
@@ -351,7 +338,7 @@ static void clock_data(struct fold_ctx *x)
 	const uint8_t *p;
 	size_t len;
 	struct err ignored = { "" };
-	if (reader_feature(&x->rd, PD_FEAT_CLOCK_DATA, &p, &len, &ignored) || len < 24)
+	if (reader_feature(&x->ss.rd, PD_FEAT_CLOCK_DATA, &p, &len, &ignored) || len < 24)
 		return;
 	uint32_t version;
 	memcpy(&version, p, 4);
@@ -362,15 +349,14 @@ static void clock_data(struct fold_ctx *x)
 	x->r->clock_ns = get_u64(p + 16);
 }
 
-/* --between's windows, from a pass over the markers (a stream is mapped
- * whole like a file, so it reads twice as well). */
+/* --between's windows, from the session's markers. */
 static int between(struct fold_ctx *x, struct err *e)
 {
 	struct marker_list l;
 	marker_list_init(&l);
 	struct marker_filter all = MARKER_FILTER_ALL;
 	struct err re = { "" };
-	int err = marker_list_collect(&l, &x->rd, NULL, &all, &re);
+	int err = marker_list_collect_session(&l, &x->ss, false, &all, &re);
 	if (!err)
 		err = marker_windows(&l, x->c->between_a, x->c->between_b, &x->win, &x->r->windows, &re);
 	if (err)
@@ -395,24 +381,46 @@ int fold_run(const struct fold_config *c, struct fold_result *r, struct err *e)
 	}
 	sideband_init(r->sideband);
 	x->sb = r->sideband;
-	struct err re = { "" };
-	int err = reader_open_file(&x->rd, c->input, &re);
+	struct err re = { "" }, pe = { "" };
+	bool *want = NULL;
+	int err = session_open(&x->ss, c->input, &re);
 	if (err) {
 		err_set(e, err, "%s: %s", strcmp(c->input, "-") ? c->input : "standard input", re.msg);
 		goto out;
 	}
-	x->rd_open = true;
-	err = events_read(&x->ev, &x->rd);
+	/* The event is chosen, and said missing, before the data is read, or
+	 * said not to read: but a stream named by EVENT_UPDATEs only is named
+	 * by the pass (which stops where the data does, what it read kept). */
+	bool late = x->ss.rd.pipe && !x->ss.rd.pipe_feat[PD_FEAT_EVENT_DESC].p;
+	int perr = late ? session_load(&x->ss, x->sb, &pe) : 0;
+	err = events_read_session(&x->ev, &x->ss);
 	if (!err)
 		err = choose_event(x, e);
 	if (!err)
 		err = symbolizer_open(&r->symbolizer, &c->sym, e);
-	if (!err && (err = sideband_load(x->sb, &x->rd, &re)) != 0)
-		err_set(e, err, "%s: %s", c->input, re.msg);
+	if (!err && !late) {
+		/* the event's samples are all the pass keeps (and the markers,
+		 * for --between's windows) */
+		want = calloc(x->ss.rd.nr_attrs ? x->ss.rd.nr_attrs : 1, sizeof(*want));
+		if (!want)
+			err = err_set(e, -ENOMEM, "%s: out of memory", c->input);
+		for (size_t i = 0; want && i < x->ss.rd.nr_attrs; i++)
+			want[i] = (int)i == x->attr || (c->between_a && marker_tp_is(&x->ss.rd.attrs[i].attr));
+		x->ss.want = want;
+	}
+	if (!err && !late)
+		perr = session_load(&x->ss, x->sb, &pe);
+	if (!err && perr)
+		err = err_set(e, perr, "%s: %s", c->input, pe.msg);
+	r->unknown_records = x->ss.unknown_records;
+	r->decoded = session_decoded(&x->ss);
+	snprintf(r->warning, sizeof(r->warning), "%s", x->ss.warning);
 	if (!err && c->between_a)
 		err = between(x, e);
-	if (!err && (err = fold_samples(x, &re)) != 0 && !err_is_set(e))
+	if (!err && (err = session_samples(&x->ss, fold_sample, x)) != 0) {
+		err_set(&re, err, "out of memory folding %s", c->input);
 		err_set(e, err, "%s: %s", c->input, re.msg);
+	}
 	if (!err)
 		symbolizer_stats(r->symbolizer, &r->sym, r->sym_dsos, sizeof(r->sym_dsos));
 	if (!err)
@@ -422,8 +430,8 @@ out:
 		unwind_stats(x->unwind, &r->unwind);
 		unwind_close(x->unwind);
 	}
-	if (x->rd_open)
-		reader_close(&x->rd);
+	session_close(&x->ss);
+	free(want);
 	events_free(&x->ev);
 	free(x->win);
 	free(x);

@@ -2,9 +2,9 @@
  * fold.h - a recording to weighted stacks: what psrec fold prints and
  * psrec flamegraph draws.
  *
- * The side band is loaded first (session/sideband.h), then every sample
- * of the chosen event is resolved at its own time against the maps its
- * process had then, symbolized (symbol/symbolizer.h) and added to the
+ * The recording is read in one pass (session/session.h): the side band
+ * is loaded, then every sample of the chosen event is resolved at its own
+ * time against the maps its process had then, symbolized (symbol/symbolizer.h) and added to the
  * distinct stacks (stacks.h). Memory grows with the distinct stacks and
  * DSOs, not with the samples. Any perf.data: psrec's or perf's, file or
  * pipe format (a stream is read whole first), compressed or not. Samples
@@ -93,6 +93,8 @@ struct fold_result {
 	uint64_t samples;           /* of the event, before the filters */
 	uint64_t kept;              /* after the filters */
 	uint64_t unknown_records;   /* record types skipped */
+	uint64_t decoded;           /* COMPRESSED records decoded (each once: one pass) */
+	char warning[160];          /* the session's (session.h), "": none */
 	size_t windows;             /* --between's */
 	uint64_t first_time, last_time;
 	uint64_t sample_period;     /* the event's attr.sample_period (a frequency with freq) */

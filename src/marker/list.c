@@ -101,6 +101,13 @@ static int entry_add(struct marker_list *l, const struct sample *s, const struct
 	return 0;
 }
 
+/* What collect_one keeps, and how. */
+struct marker_collect {
+	struct marker_list *l;
+	const struct marker_filter *f;
+	bool comm;                  /* name the threads */
+};
+
 /* Time order; equal times keep file order, which is pool order. */
 static int cmp_entry(const void *pa, const void *pb)
 {
@@ -110,65 +117,51 @@ static int cmp_entry(const void *pa, const void *pb)
 	return a->msg < b->msg ? -1 : a->msg > b->msg;
 }
 
-static int collect_one(struct marker_list *l, const struct reader_record *rec, const struct reader_attr *a,
-		       const struct sideband *sb, const struct marker_filter *f)
+/* A sample of the session: the times of all, the markers kept. */
+static int collect_one(void *arg, const struct session_sample *ss)
 {
-	struct sample s;
+	struct marker_collect *c = arg;
+	struct marker_list *l = c->l;
+	const struct reader_record *rec = ss->rec;
+	const struct reader_attr *a = ss->attr;
+	int off = sample_time_offset(a->attr.sample_type);
+	if (off >= 0 && (size_t)off + 8 <= rec->size) {
+		uint64_t t;
+		memcpy(&t, rec->data + off, 8);
+		if (!l->first_time || t < l->first_time)
+			l->first_time = t;
+		if (t > l->last_time)
+			l->last_time = t;
+	}
+	if (!marker_tp_is(&a->attr))
+		return 0;
 	const uint8_t *raw;
 	size_t rlen;
 	struct marker_view v;
-	if (sample_parse(a->attr.sample_type, rec->data, rec->size, &s) ||
-	    sample_raw(a->attr.sample_type, rec->data, rec->size, &s, &raw, &rlen) ||
+	if (!ss->parsed || sample_raw(a->attr.sample_type, rec->data, rec->size, &ss->s, &raw, &rlen) ||
 	    marker_tp_decode(raw, rlen, &v)) {
 		l->bad++;
 		return 0;
 	}
-	const char *comm = NULL;
-	if (sb) {
-		comm = sideband_comm(sb, (int32_t)s.tid, s.time);
-		if (!comm)
-			comm = sideband_comm(sb, (int32_t)s.pid, s.time);
-	}
-	if (!filter_keep(f, (int32_t)s.pid, (int32_t)s.tid, comm)) {
+	const char *comm = c->comm ? ss->comm : NULL;
+	if (!filter_keep(c->f, (int32_t)ss->s.pid, (int32_t)ss->s.tid, comm)) {
 		l->filtered++;
 		return 0;
 	}
-	return entry_add(l, &s, &v, comm);
+	return entry_add(l, &ss->s, &v, comm);
 }
 
-int marker_list_collect(struct marker_list *l, struct reader *r, const struct sideband *sb,
-			const struct marker_filter *f, struct err *e)
+int marker_list_collect_session(struct marker_list *l, struct session *s, bool comm, const struct marker_filter *f,
+				struct err *e)
 {
-	for (size_t i = 0; i < r->nr_attrs; i++)
-		l->has_event |= marker_tp_is(&r->attrs[i].attr);
+	for (size_t i = 0; i < s->rd.nr_attrs; i++)
+		l->has_event |= marker_tp_is(&s->rd.attrs[i].attr);
 	if (!l->has_event)
 		return 0;
-	struct reader_record rec;
-	int n;
-	while ((n = reader_next(r, &rec, e)) > 0) {
-		if (rec.type != PD_RECORD_SAMPLE)
-			continue;
-		const struct reader_attr *a = reader_record_attr(r, &rec);
-		if (!a)
-			continue;
-		int off = sample_time_offset(a->attr.sample_type);
-		if (off >= 0 && (size_t)off + 8 <= rec.size) {
-			uint64_t t;
-			memcpy(&t, rec.data + off, 8);
-			if (!l->first_time || t < l->first_time)
-				l->first_time = t;
-			if (t > l->last_time)
-				l->last_time = t;
-		}
-		if (!marker_tp_is(&a->attr))
-			continue;
-		int err = collect_one(l, &rec, a, sb, f);
-		if (err)
-			return err_set(e, err, "out of memory reading the markers");
-	}
-	if (n < 0)
-		return n;
-	reader_rewind(r);
+	struct marker_collect c = { l, f, comm };
+	int err = session_samples(s, collect_one, &c);
+	if (err)
+		return err_set(e, err, "out of memory reading the markers");
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_entry);
 	return 0;
@@ -177,23 +170,27 @@ int marker_list_collect(struct marker_list *l, struct reader *r, const struct si
 int marker_list_read(struct marker_list *l, const char *path, const struct marker_filter *f, struct err *e)
 {
 	const char *name = strcmp(path, "-") ? path : "standard input";
-	struct reader rd;
+	struct session s;
 	struct err re = { "" };
-	int err = reader_open_file(&rd, path, &re);
-	if (err)
+	int err = session_open(&s, path, &re);
+	if (err) {
+		session_close(&s);
 		return err_set(e, err, "%s: %s", name, re.msg);
+	}
 	l->sideband = calloc(1, sizeof(*l->sideband));
 	if (!l->sideband) {
-		reader_close(&rd);
+		session_close(&s);
 		return err_set(e, -ENOMEM, "%s: out of memory reading the markers", name);
 	}
 	sideband_init(l->sideband);
-	err = sideband_load(l->sideband, &rd, &re);
+	err = session_load(&s, l->sideband, &re);
 	if (!err)
-		err = marker_list_collect(l, &rd, l->sideband, f, &re);
+		err = marker_list_collect_session(l, &s, true, f, &re);
 	if (err)
 		err_set(e, err, "%s: %s", name, err_is_set(&re) ? re.msg : strerror(-err));
-	reader_close(&rd);
+	l->decoded = session_decoded(&s);
+	snprintf(l->warning, sizeof(l->warning), "%s", s.warning);
+	session_close(&s);
 	return err;
 }
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "format/reader.h"
+#include "session/session.h"
 #include "session/sideband.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -54,9 +55,11 @@ struct marker_list {
 	uint64_t first_time;        /* of the first sample of any event; 0: none */
 	uint64_t last_time;
 	struct sideband *sideband;  /* marker_list_read's: owns the thread names */
+	uint64_t decoded;           /* marker_list_read's COMPRESSED records decoded (each once) */
+	char warning[160];          /* marker_list_read's session's (session.h), "": none */
 };
 
-/* Which markers marker_list_collect keeps. */
+/* Which markers marker_list_collect_session keeps. */
 struct marker_filter {
 	int32_t pid, tid;           /* -1: every one */
 	const char *comm;           /* NULL: every thread name */
@@ -67,11 +70,11 @@ struct marker_filter {
 void marker_list_init(struct marker_list *l);
 void marker_list_free(struct marker_list *l);
 
-/* Every marker of r that passes f, sorted by time (sb, when not NULL,
- * names the threads and serves f->comm; it must be loaded from r), then
- * r rewound. -ENOMEM, or -EINVAL with *e when the data does not read. */
-int marker_list_collect(struct marker_list *l, struct reader *r, const struct sideband *sb,
-			const struct marker_filter *f, struct err *e);
+/* Every marker of the session s (session_load done) that passes f,
+ * sorted by time; with comm, named by its thread (which serves f->comm).
+ * -ENOMEM with *e. */
+int marker_list_collect_session(struct marker_list *l, struct session *s, bool comm,
+				const struct marker_filter *f, struct err *e);
 
 /* Open path ("-": standard input), load its side band and collect. The
  * error names the file. */

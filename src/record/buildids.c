@@ -21,6 +21,7 @@
 #include "format/reader.h"
 #include "format/sample.h"
 #include "record/procfs.h"
+#include "session/session.h"
 
 #define KERNEL_NAME SIDEBAND_KERNEL_NAME
 #define VDSO_NAME SIDEBAND_VDSO_NAME
@@ -70,41 +71,40 @@ static bool marker_site_seen(uint64_t (*seen)[2], int32_t pid, uint64_t ip)
 	return false;
 }
 
-static int mark_hits(struct buildids *b, struct reader *r, struct err *e)
+struct scan {
+	struct buildids *b;
+	uint64_t sites[MARKER_SITES][2];
+};
+
+/* A sample: the DSOs of its IP and chain entries are hit. */
+static int mark_hits(void *arg, const struct session_sample *ss)
 {
-	struct reader_record rec;
-	uint64_t sites[MARKER_SITES][2] = { { 0 } };
-	int n;
-	while ((n = reader_next(r, &rec, e)) > 0) {
-		if (rec.type != PD_RECORD_SAMPLE)
+	struct scan *sc = arg;
+	struct buildids *b = sc->b;
+	const struct reader_record *rec = ss->rec;
+	/* A marker's IDENTIFIER, IP, TID lead (marker/tp.h): a site seen
+	 * before is not looked up again. */
+	if (marker_tp_is(&ss->attr->attr) && rec->size >= 32 &&
+	    marker_site_seen(sc->sites, (int32_t)get_u64(rec->data + 24), get_u64(rec->data + 16)))
+		return 0;
+	if (!ss->parsed)
+		return 0;
+	const struct sample *s = &ss->s;
+	b->samples++;
+	int mode = rec->misc & PD_MISC_CPUMODE_MASK;
+	int32_t pid = (int32_t)s->pid;
+	if (ss->attr->attr.sample_type & PD_SAMPLE_IP)
+		hit(b, pid, s->ip, s->time, mode);
+	for (uint64_t i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = get_u64(s->callchain + 8 * i);
+		if (sample_chain_marker(ip, &mode))
 			continue;
-		const struct reader_attr *a = reader_record_attr(r, &rec);
-		if (!a)
+		/* The first entry repeats the sample IP. */
+		if (i <= 1 && ip == s->ip)
 			continue;
-		/* A marker's IDENTIFIER, IP, TID lead (marker/tp.h): a site
-		 * seen before needs no parsing. */
-		if (marker_tp_is(&a->attr) && rec.size >= 32 &&
-		    marker_site_seen(sites, (int32_t)get_u64(rec.data + 24), get_u64(rec.data + 16)))
-			continue;
-		struct sample s;
-		if (sample_parse(a->attr.sample_type, rec.data, rec.size, &s))
-			continue;
-		b->samples++;
-		int mode = rec.misc & PD_MISC_CPUMODE_MASK;
-		int32_t pid = (int32_t)s.pid;
-		if (a->attr.sample_type & PD_SAMPLE_IP)
-			hit(b, pid, s.ip, s.time, mode);
-		for (uint64_t i = 0; i < s.nr_callchain; i++) {
-			uint64_t ip = get_u64(s.callchain + 8 * i);
-			if (sample_chain_marker(ip, &mode))
-				continue;
-			/* The first entry repeats the sample IP. */
-			if (i <= 1 && ip == s.ip)
-				continue;
-			hit(b, pid, ip, s.time, mode);
-		}
+		hit(b, pid, ip, s->time, mode);
 	}
-	return n;
+	return 0;
 }
 
 int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd_file_header *hdr,
@@ -115,10 +115,16 @@ int buildids_scan(struct buildids *b, const void *p, size_t len, const struct pd
 	if (err)
 		return err;
 	r.release = file_mapped;
-	err = sideband_load(&b->sb, &r, e);
+	/* one pass: a -z file's records are decoded once */
+	struct session s;
+	struct scan sc = { b, { { 0 } } };
+	err = session_take(&s, &r, e);
 	if (!err)
-		err = mark_hits(b, &r, e);
-	reader_close(&r);
+		err = session_load(&s, &b->sb, e);
+	if (!err)
+		err = session_samples(&s, mark_hits, &sc);
+	b->decoded = session_decoded(&s);
+	session_close(&s);
 	return err;
 }
 

@@ -37,6 +37,7 @@ struct buildids {
 	struct sideband sb;         /* the DSOs (with hit counts) and maps */
 	uint64_t samples;
 	uint64_t unresolved;        /* addresses in no known map */
+	uint64_t decoded;           /* COMPRESSED records decoded (each once: one pass) */
 };
 
 void buildids_init(struct buildids *b);

@@ -229,35 +229,46 @@ static int cmp_comm(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int sideband_add(struct sideband *sb, const struct reader *r, const struct reader_record *rec)
+{
+	const uint8_t *p = rec->data + sizeof(struct pd_event_header);
+	size_t len = rec->size - sizeof(struct pd_event_header);
+	int err = 0;
+	if (rec->type == PD_RECORD_MMAP || rec->type == PD_RECORD_MMAP2)
+		err = load_mmap(sb, r, rec);
+	else if (rec->type == PD_RECORD_COMM)
+		err = load_comm(sb, r, rec);
+	else if (rec->type == PD_RECORD_FORK && len >= 24) {
+		err = maps_fork(&sb->maps, (int32_t)get_u32(p), (int32_t)get_u32(p + 4), get_u64(p + 16));
+		if (!err)
+			err = load_fork(sb, p);
+	}
+	else
+		return 0;
+	sb->records++;
+	return err ? err : 1;
+}
+
+void sideband_finish(struct sideband *sb)
+{
+	maps_finish(&sb->maps);
+	for (size_t i = 0; i < sb->nr_comms; i++)
+		if (!sb->comms[i].sorted && sb->comms[i].n > 1)
+			qsort(sb->comms[i].v, sb->comms[i].n, sizeof(*sb->comms[i].v), cmp_comm);
+}
+
 int sideband_load(struct sideband *sb, struct reader *r, struct err *e)
 {
 	struct reader_record rec;
 	int n;
 	while ((n = reader_next(r, &rec, e)) > 0) {
-		const uint8_t *p = rec.data + sizeof(struct pd_event_header);
-		size_t len = rec.size - sizeof(struct pd_event_header);
-		int err = 0;
-		if (rec.type == PD_RECORD_MMAP || rec.type == PD_RECORD_MMAP2)
-			err = load_mmap(sb, r, &rec);
-		else if (rec.type == PD_RECORD_COMM)
-			err = load_comm(sb, r, &rec);
-		else if (rec.type == PD_RECORD_FORK && len >= 24) {
-			err = maps_fork(&sb->maps, (int32_t)get_u32(p), (int32_t)get_u32(p + 4), get_u64(p + 16));
-			if (!err)
-				err = load_fork(sb, p);
-		}
-		else
-			continue;
-		sb->records++;
-		if (err)
-			return err_set(e, err, "out of memory reading the recording's maps");
+		int k = sideband_add(sb, r, &rec);
+		if (k < 0)
+			return err_set(e, k, SIDEBAND_NOMEM);
 	}
 	if (n < 0)
 		return n;
-	maps_finish(&sb->maps);
-	for (size_t i = 0; i < sb->nr_comms; i++)
-		if (!sb->comms[i].sorted && sb->comms[i].n > 1)
-			qsort(sb->comms[i].v, sb->comms[i].n, sizeof(*sb->comms[i].v), cmp_comm);
+	sideband_finish(sb);
 	reader_rewind(r);
 	return 0;
 }

@@ -46,6 +46,15 @@ void sideband_free(struct sideband *sb);
  * -errno with *e when the data does not read or memory runs out. */
 int sideband_load(struct sideband *sb, struct reader *r, struct err *e);
 
+/* The same a record at a time, for a pass that reads the records for
+ * more than the side band (session.h): 1 when rec was side band and is
+ * taken, 0 when it is not side band, -ENOMEM (SIDEBAND_NOMEM says so).
+ * sideband_finish() after the last record, before any lookup. */
+int sideband_add(struct sideband *sb, const struct reader *r, const struct reader_record *rec);
+void sideband_finish(struct sideband *sb);
+
+#define SIDEBAND_NOMEM "out of memory reading the recording's maps"
+
 /* The map covering addr in pid at time, by cpumode (kernel modes look in
  * the kernel's maps); NULL for none or a mode without maps (hypervisor). */
 const struct maps_entry *sideband_map(const struct sideband *sb, int32_t pid, uint64_t addr, uint64_t time,
