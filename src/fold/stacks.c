@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 void stacks_init(struct stacks *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -74,24 +76,10 @@ int stacks_add(struct stacks *s, const struct flame_frame *frames, size_t nr, ui
 			return 0;
 		}
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct stacks_entry *v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
-	if (s->pool_len + nr > s->pool_cap) {
-		size_t cap = s->pool_cap ? s->pool_cap * 2 : 4096;
-		while (cap < s->pool_len + nr)
-			cap *= 2;
-		struct flame_frame *p = realloc(s->pool, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		s->pool = p;
-		s->pool_cap = cap;
-	}
+	if (VEC_RESERVE(s->v, s->cap, s->n, 1, 256))
+		return -ENOMEM;
+	if (VEC_RESERVE(s->pool, s->pool_cap, s->pool_len, nr, 4096))
+		return -ENOMEM;
 	memcpy(s->pool + s->pool_len, frames, nr * sizeof(*frames));
 	s->v[s->n] = (struct stacks_entry){ s->pool_len, (uint32_t)nr, weight, h };
 	s->pool_len += nr;

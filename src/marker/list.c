@@ -12,8 +12,10 @@
 #include "format/sample.h"
 #include "marker/tp.h"
 #include "psrec/perf_data.h"
+#include "util/bsearch.h"
 #include "util/textesc.h"
 #include "util/utf8.h"
+#include "util/vec.h"
 
 void marker_list_init(struct marker_list *l)
 {
@@ -75,14 +77,8 @@ static bool filter_keep(const struct marker_filter *f, int32_t pid, int32_t tid,
 
 static int entry_add(struct marker_list *l, const struct sample *s, const struct marker_view *v, const char *comm)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct marker_entry *nv = realloc(l->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = cap;
-	}
+	if (VEC_RESERVE(l->v, l->cap, l->n, 1, 64))
+		return -ENOMEM;
 	size_t plen;
 	const uint8_t *pay = marker_payload(v, &plen);
 	struct marker_entry *m = &l->v[l->n];
@@ -567,16 +563,16 @@ int marker_windows(const struct marker_list *l, const char *a, const char *b, ui
 	return 0;
 }
 
+/* bsearch_cmp_fn of a time and a window (start, end): by start. */
+static int cmp_window(const void *key, const void *elem)
+{
+	uint64_t t = *(const uint64_t *)key, start = *(const uint64_t *)elem;
+	return (t > start) - (t < start);
+}
+
 bool marker_windows_hold(const uint64_t *win, size_t nwin, uint64_t t)
 {
 	/* the last window starting at or before t */
-	size_t lo = 0, hi = nwin;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (win[2 * mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && t <= win[2 * (lo - 1) + 1];
+	size_t i;
+	return bsearch_last_le(win, nwin, 2 * sizeof(*win), &t, cmp_window, &i) && t <= win[2 * i + 1];
 }

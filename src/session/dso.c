@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 void dsos_init(struct dsos *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -79,14 +81,8 @@ int dsos_intern(struct dsos *d, const struct dso_key *k, uint32_t *index)
 			return 0;
 		}
 	}
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 64;
-		struct dso *v = realloc(d->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
+	if (VEC_RESERVE(d->v, d->cap, d->n, 1, 64))
+		return -ENOMEM;
 	struct dso *o = &d->v[d->n];
 	memset(o, 0, sizeof(*o));
 	o->name = strndup(k->name, k->name_len);

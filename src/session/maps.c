@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/bsearch.h"
+#include "util/vec.h"
+
 struct maps_life {
 	uint64_t start;             /* time it began */
 	int32_t parent;             /* forked from (-2: none) */
@@ -76,14 +79,8 @@ static int grow_tab(struct maps *m)
 
 static int new_life(struct maps *m, struct maps_proc *p, uint64_t start, int32_t parent)
 {
-	if (p->nr_lives == p->cap_lives) {
-		size_t cap = p->cap_lives ? p->cap_lives * 2 : 2;
-		struct maps_life *l = realloc(p->lives, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		p->lives = l;
-		p->cap_lives = cap;
-	}
+	if (VEC_RESERVE(p->lives, p->cap_lives, p->nr_lives, 1, 2))
+		return -ENOMEM;
 	p->lives[p->nr_lives++] = (struct maps_life){ .start = start, .parent = parent, .seq = m->nr_maps };
 	return 0;
 }
@@ -96,14 +93,8 @@ static struct maps_proc *proc_get(struct maps *m, int32_t pid)
 		return p;
 	if ((m->nr_procs + 1) * 2 > m->tab_cap && grow_tab(m))
 		return NULL;
-	if (m->nr_procs == m->cap_procs) {
-		size_t cap = m->cap_procs ? m->cap_procs * 2 : 64;
-		struct maps_proc *v = realloc(m->procs, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		m->procs = v;
-		m->cap_procs = cap;
-	}
+	if (VEC_RESERVE(m->procs, m->cap_procs, m->nr_procs, 1, 64))
+		return NULL;
 	p = &m->procs[m->nr_procs];
 	*p = (struct maps_proc){ .pid = pid };
 	if (new_life(m, p, 0, NO_PARENT))
@@ -138,14 +129,8 @@ int maps_add(struct maps *m, int32_t pid, uint64_t time, uint64_t start, uint64_
 	/* Which life it belongs to is known only once every exec and fork
 	 * is in: the first life holds them all until maps_finish. */
 	struct maps_life *l = &p->lives[0];
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct maps_entry *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (VEC_RESERVE(l->v, l->cap, l->n, 1, 16))
+		return -ENOMEM;
 	l->v[l->n++] = (struct maps_entry){ start, start + len, pgoff, time, dso };
 	m->nr_maps++;
 	return 0;
@@ -203,14 +188,8 @@ void maps_finish(struct maps *m)
 			qsort(p->lives, p->nr_lives, sizeof(*p->lives), cmp_life);
 		for (size_t k = 0; k < n_all; k++) {
 			struct maps_life *l = life_at(p, all[k].time);
-			if (l->n == l->cap) {
-				size_t cap = l->cap ? l->cap * 2 : 16;
-				struct maps_entry *v = realloc(l->v, cap * sizeof(*v));
-				if (!v)
-					continue;
-				l->v = v;
-				l->cap = cap;
-			}
+			if (VEC_RESERVE(l->v, l->cap, l->n, 1, 16))
+				continue;
 			l->v[l->n++] = all[k];
 		}
 		free(all);
@@ -230,19 +209,19 @@ void maps_finish(struct maps *m)
 	}
 }
 
+/* bsearch_cmp_fn of an address and an entry: the entries are by start. */
+static int cmp_start(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key, s = ((const struct maps_entry *)elem)->start;
+	return (a > s) - (a < s);
+}
+
 static const struct maps_entry *life_find(const struct maps_life *l, uint64_t addr, uint64_t time)
 {
 	if (!l->n || !l->max_end)
 		return NULL;
-	/* The last entry starting at or below addr. */
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* lo: past the last entry starting at or below addr */
+	size_t i, lo = bsearch_last_le(l->v, l->n, sizeof(*l->v), &addr, cmp_start, &i) ? i + 1 : 0;
 	const struct maps_entry *best = NULL;
 	for (size_t k = lo; k-- > 0 && l->max_end[k] > addr;) {
 		const struct maps_entry *e = &l->v[k];

@@ -15,8 +15,11 @@
 
 #include "psrec/perf_data.h"
 #include "util/io.h"
+#include "util/vec.h"
 
 #define SPOOL_INLINE ((uint64_t)1 << 63)
+/* The entry of a FINISHED_ROUND (no offset is this large). */
+#define SPOOL_ROUND UINT64_MAX
 
 int session_take(struct session *s, struct reader *r, struct err *e)
 {
@@ -139,7 +142,23 @@ static int spool(struct session *s, const struct reader_record *rec)
 			err = buf_pad(&s->mem, 8);
 	}
 	s->nr_samples++;
+	s->since_round = true;
 	return err;
+}
+
+/* A FINISHED_ROUND, where samples were spooled since the last one: the
+ * replay's time order needs where the rounds end (session_samples). */
+static int spool_round(struct session *s)
+{
+	if (!s->since_round)
+		return 0;
+	if (s->mem.len + 8 > SESSION_SPOOL_MEM) {
+		int err = spill(s);
+		if (err)
+			return err;
+	}
+	s->since_round = false;
+	return buf_append_u64(&s->mem, SPOOL_ROUND);
 }
 
 /* The spool, whole, for reading: what spilled is mapped with the rest. */
@@ -164,6 +183,11 @@ int session_load(struct session *s, struct sideband *sb, struct err *e)
 	struct reader_record rec;
 	int n, err = 0;
 	while ((n = reader_next(&s->rd, &rec, e)) > 0) {
+		if (rec.type == PD_RECORD_FINISHED_ROUND) {
+			if ((err = spool_round(s)) != 0)
+				break;
+			continue;
+		}
 		if (!known_type(rec.type)) {
 			s->unknown_records++;
 			continue;
@@ -237,21 +261,127 @@ static void release_input(struct session *s, uint64_t off)
 	s->released = end;
 }
 
-/* The spool's entries in [p, end) to fn (with release: p is the map). */
-static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool release, session_sample_fn fn,
-		  void *arg)
+/*
+ * The replay hands samples out in time order as perf orders a file's
+ * events: records are in time order within a ring only, and a round
+ * (the records between two FINISHED_ROUNDs: one drain pass of every
+ * ring) can hold samples older than the previous round's last ones, but
+ * none older than what the round before that held. So at the end of a
+ * round the held samples up to the latest time of the previous round go
+ * out, sorted by time (ties in file order), and the rest wait. A file
+ * without rounds is sorted whole, up to ORDER_MAX samples or ORDER_BYTES
+ * of them held at once (their pages stay in memory while they wait):
+ * past that the held ones go out, sorted, as they are (each sample is
+ * still resolved at its own time).
+ */
+#define ORDER_MAX ((size_t)1 << 18)
+#define ORDER_BYTES ((uint64_t)8 << 20)
+
+struct held {
+	uint64_t time, seq;
+	struct reader_record rec;
+};
+
+struct order {
+	struct held *v;
+	size_t n, cap;
+	uint64_t seq, max_time, limit;
+	/* where the held samples' bytes start, in the input and in the
+	 * spool's map: nothing below may be dropped while they wait */
+	uint64_t low_in;
+	const uint8_t *low_spool;
+	uint64_t bytes;             /* of the held samples */
+	session_sample_fn fn;
+	void *arg;
+};
+
+static int held_cmp(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Lower o's marks to rec's bytes. */
+static void held_low(const struct session *s, struct order *o, const struct reader_record *rec)
+{
+	if (!rec->compressed && rec->offset < o->low_in)
+		o->low_in = rec->offset;
+	else if (rec->compressed && s->map && rec->data >= s->map && rec->data < s->map + s->map_len &&
+		 (!o->low_spool || rec->data < o->low_spool))
+		o->low_spool = rec->data;
+}
+
+/* The held samples up to limit (UINT64_MAX: all) to fn, in time order. */
+static int order_flush(struct session *s, struct order *o, uint64_t limit)
+{
+	qsort(o->v, o->n, sizeof(*o->v), held_cmp);
+	size_t i = 0;
+	int err = 0;
+	while (i < o->n && o->v[i].time <= limit && !err)
+		err = hand(s, &o->v[i++].rec, o->fn, o->arg);
+	memmove(o->v, o->v + i, (o->n - i) * sizeof(*o->v));
+	o->n -= i;
+	o->low_in = UINT64_MAX;
+	o->low_spool = NULL;
+	o->bytes = 0;
+	for (size_t k = 0; k < o->n; k++) {
+		held_low(s, o, &o->v[k].rec);
+		o->bytes += o->v[k].rec.size;
+	}
+	return err;
+}
+
+/* One sample of the spool held back; one without a time (or of no
+ * attr's) takes the latest time seen, so it goes out where it was. */
+static int order_add(struct session *s, struct order *o, const struct reader_record *rec)
+{
+	if (o->n == ORDER_MAX || o->bytes > ORDER_BYTES) {
+		int err = order_flush(s, o, UINT64_MAX);
+		if (err)
+			return err;
+	}
+	if (VEC_RESERVE(o->v, o->cap, o->n, 1, 1024))
+		return -ENOMEM;
+	const struct reader_attr *a = reader_record_attr(&s->rd, rec);
+	int off = a ? sample_time_offset(a->attr.sample_type) : -1;
+	uint64_t t = o->max_time;
+	if (off >= 0 && (uint64_t)off + 8 <= rec->size)
+		memcpy(&t, rec->data + off, 8);
+	if (t > o->max_time)
+		o->max_time = t;
+	o->v[o->n++] = (struct held){ t, o->seq++, *rec };
+	held_low(s, o, rec);
+	o->bytes += rec->size;
+	return 0;
+}
+
+/* The spool's entries in [p, end) into o (with release: p is the map). */
+static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool release, struct order *o)
 {
 	const uint8_t *released = p;
 	while (p < end) {
-		if (release && (size_t)(p - released) >= 2 * SPOOL_RELEASE) {
+		/* never below a held sample's bytes: what faulted back in
+		 * there would stay */
+		const uint8_t *keep = o->low_spool && o->low_spool < p ? o->low_spool : p;
+		if (release && keep >= released && (size_t)(keep - released) >= 2 * SPOOL_RELEASE) {
 			madvise((void *)released, SPOOL_RELEASE, MADV_DONTNEED);
 			released += SPOOL_RELEASE;
 		}
 		uint64_t ref;
 		memcpy(&ref, p, 8);
 		p += 8;
+		int err;
+		if (ref == SPOOL_ROUND) {
+			err = order_flush(s, o, o->limit);
+			o->limit = o->max_time;
+			if (err)
+				return err;
+			continue;
+		}
 		if (!(ref & SPOOL_INLINE))
-			release_input(s, ref);
+			release_input(s, ref < o->low_in ? ref : o->low_in);
 		const uint8_t *data = ref & SPOOL_INLINE ? p : s->rd.base + ref;
 		struct pd_event_header h;
 		memcpy(&h, data, sizeof(h));
@@ -259,8 +389,7 @@ static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool 
 					     (ref & SPOOL_INLINE) != 0 };
 		if (ref & SPOOL_INLINE)
 			p += ((size_t)h.size + 7) / 8 * 8;
-		int err = hand(s, &rec, fn, arg);
-		if (err)
+		if ((err = order_add(s, o, &rec)) != 0)
 			return err;
 	}
 	return 0;
@@ -268,11 +397,15 @@ static int replay(struct session *s, const uint8_t *p, const uint8_t *end, bool 
 
 int session_samples(struct session *s, session_sample_fn fn, void *arg)
 {
+	struct order o = { NULL, 0, 0, 0, 0, 0, UINT64_MAX, NULL, 0, fn, arg };
 	int err = 0;
 	s->released = 0;
 	if (s->map)
-		err = replay(s, s->map, s->map + s->map_len, true, fn, arg);
+		err = replay(s, s->map, s->map + s->map_len, true, &o);
 	if (!err && s->mem.len)
-		err = replay(s, s->mem.data, s->mem.data + s->mem.len, false, fn, arg);
+		err = replay(s, s->mem.data, s->mem.data + s->mem.len, false, &o);
+	if (!err)
+		err = order_flush(s, &o, UINT64_MAX);
+	free(o.v);
 	return err;
 }

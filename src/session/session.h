@@ -8,17 +8,18 @@
  * sideband as it is met, EVENT_UPDATE names are kept, and every SAMPLE
  * goes to the spool (a reference into the mapped input, or the bytes of
  * one that came out of compressed data). Then session_samples() hands the
- * samples, as often as asked and without decoding again, in the order of
- * the file, each with its attr, its fields and its thread's name at its
- * time.
+ * samples, as often as asked and without decoding again, in time order,
+ * each with its attr, its fields and its thread's name at its time.
  *
  * Samples wait for the end of the pass because they are resolved against
  * the whole side band, by time (sideband.h, maps.h): in a file a sample
  * may come before the MMAP or COMM that names it (another CPU's ring
  * drained first), and a thread is named by its first COMM even before it.
- * For the same reason the order handed out is the file's: each sample is
- * resolved at its own time whatever its place, and what consumers build
- * in arrival order (pprof's samples) stays as it was.
+ * Time order is perf's: a file is in time order within a ring only, so
+ * the samples of a round (the records up to a FINISHED_ROUND) wait until
+ * the next round ends and go out sorted up to the last time of the round
+ * before (ties in file order); at most 8 MiB of samples wait at once,
+ * past which they go out sorted as far as they are (session.c).
  *
  * The spool is memory up to SESSION_SPOOL_MEM, then an unnamed temporary
  * file under $TMPDIR or /tmp (as a piped stream is, format/reader.h), so
@@ -70,6 +71,7 @@ struct session {
 	 * first SAMPLE (where perf and psrec write them); "": none */
 	char (*update_name)[SESSION_NAME_MAX];
 	bool seen_sample;
+	bool since_round;           /* samples spooled since the last FINISHED_ROUND */
 	/* per attr, set before session_load: whether its samples are kept
 	 * for session_samples; NULL: every attr's */
 	const bool *want;
@@ -104,7 +106,7 @@ int session_take(struct session *s, struct reader *r, struct err *e);
  */
 int session_load(struct session *s, struct sideband *sb, struct err *e);
 
-/* Each sample of the spool to fn, in file order; fn's error. */
+/* Each sample of the spool to fn, in time order (above); fn's error. */
 int session_samples(struct session *s, session_sample_fn fn, void *arg);
 
 /* COMPRESSED records decoded so far (each once per session). */

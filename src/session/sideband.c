@@ -10,6 +10,7 @@
 
 #include "format/sample.h"
 #include "psrec/perf_data.h"
+#include "util/vec.h"
 
 struct sideband_comm {
 	int32_t tid;
@@ -154,14 +155,8 @@ static struct sideband_comm *comm_get(struct sideband *sb, int32_t tid)
 		return c;
 	if ((sb->nr_comms + 1) * 2 > sb->comm_tab_cap && comm_grow(sb))
 		return NULL;
-	if (sb->nr_comms == sb->cap_comms) {
-		size_t cap = sb->cap_comms ? sb->cap_comms * 2 : 64;
-		struct sideband_comm *v = realloc(sb->comms, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		sb->comms = v;
-		sb->cap_comms = cap;
-	}
+	if (VEC_RESERVE(sb->comms, sb->cap_comms, sb->nr_comms, 1, 64))
+		return NULL;
 	c = &sb->comms[sb->nr_comms];
 	*c = (struct sideband_comm){ .tid = tid, .parent = -1, .sorted = true };
 	size_t j = ((uint32_t)tid * 2654435761u) & (sb->comm_tab_cap - 1);
@@ -207,14 +202,8 @@ static int load_comm(struct sideband *sb, const struct reader *r, const struct r
 	struct sideband_comm *c = comm_get(sb, tid);
 	if (!c)
 		return -ENOMEM;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 2;
-		void *v = realloc(c->v, cap * sizeof(*c->v));
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (VEC_RESERVE(c->v, c->cap, c->n, 1, 2))
+		return -ENOMEM;
 	if (c->n && c->v[c->n - 1].time > time)
 		c->sorted = false;
 	c->v[c->n].time = time;

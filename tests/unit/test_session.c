@@ -8,6 +8,8 @@
  */
 #include "test_helpers.h"
 
+#include <inttypes.h>
+
 #include "fold/fold.h"
 #include "format/compress.h"
 #include "format/feature.h"
@@ -308,9 +310,10 @@ static int take_time(void *arg, const struct session_sample *ss)
 	return 0;
 }
 
-/* The session hands every sample in the reader's order, twice alike,
- * through a spool that went past memory; with want, one attr's alone. */
-static void test_samples_come_in_file_order(void **state)
+/* Samples written in time order come out in the reader's order, twice
+ * alike, through a spool that went past memory; with want, one attr's
+ * alone. */
+static void test_samples_in_order_replay_alike(void **state)
 {
 	(void)state;
 	struct buf recs = BUF_INIT;
@@ -360,6 +363,52 @@ static void test_samples_come_in_file_order(void **state)
 	buf_free(&recs);
 }
 
+static void put_round(struct buf *b)
+{
+	struct pd_event_header h = { PD_RECORD_FINISHED_ROUND, 0, 8 };
+	assert_int_equal(buf_append(b, &h, sizeof(h)), 0);
+}
+
+/* Two rings drained in one pass leave a round out of time order, and a
+ * round may hold samples older than the previous round's last: they come
+ * out in time order, as perf orders them (a round's samples wait until
+ * the next round ends; the last ones at the end), compressed or not. */
+static void test_samples_come_in_time_order_by_rounds(void **state)
+{
+	(void)state;
+	static const uint64_t t[] = { 10, 30, 0, 20, 25, 0, 40, 35, 0, 50, 45 };
+	static const uint64_t want[] = { 10, 20, 25, 30, 35, 40, 45, 50 };
+	struct buf recs = BUF_INIT;
+	put_comm(&recs, 1, 1, "prog", 1);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i])
+			put_cpu(&recs, 1, 1, t[i] * SEC, 0x401000);
+		else
+			put_round(&recs);
+	for (int z = 0; z < 2; z++) {
+		char path[64];
+		/* one chunk: write_file adds no round of its own */
+		write_file(path, &recs, z, false, recs.len);
+		struct session s;
+		struct sideband sb;
+		struct err e = { "" };
+		sideband_init(&sb);
+		assert_int_equal(session_open(&s, path, &e), 0);
+		assert_int_equal(session_load(&s, &sb, &e), 0);
+		uint64_t times[16];
+		struct order o = { times, 0, 16, 0 };
+		assert_int_equal(session_samples(&s, take_time, &o), 0);
+		assert_int_equal(o.n, sizeof(want) / sizeof(want[0]));
+		for (size_t i = 0; i < o.n; i++)
+			if (times[i] != want[i] * SEC)
+				fail_msg("z=%d: sample %zu at %" PRIu64 " s, expected %" PRIu64, z, i, times[i] / SEC, want[i]);
+		session_close(&s);
+		sideband_free(&sb);
+		unlink(path);
+	}
+	buf_free(&recs);
+}
+
 /* Past the spool's bound the samples are left out, counted, warned of;
  * the ones before it come whole. */
 static void test_spool_bound_drops_and_warns(void **state)
@@ -398,7 +447,8 @@ int main(void)
 		cmocka_unit_test(test_stream_decoded_once_per_command),
 		cmocka_unit_test(test_spool_past_memory_replays_the_same),
 		cmocka_unit_test(test_later_comm_names_earlier_samples),
-		cmocka_unit_test(test_samples_come_in_file_order),
+		cmocka_unit_test(test_samples_in_order_replay_alike),
+		cmocka_unit_test(test_samples_come_in_time_order_by_rounds),
 		cmocka_unit_test(test_spool_bound_drops_and_warns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
