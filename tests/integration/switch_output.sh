@@ -100,14 +100,17 @@ dups=$(sort "$TMP/all.txt" | uniq -d | wc -l)
 
 # Against one recording of the same 5 s: the same samples per CPU second
 # of spin (cpu-clock samples its CPU time; the machine may be busy, so
-# the totals alone would compare the load, not the recorders).
+# the totals alone would compare the load, not the recorders). Within 5%:
+# beside a whole suite on 2 CPUs the two rates were seen 3.2% apart, as
+# the kernel's cpu-clock timer slips under load; a chunk lost or counted
+# twice is a whole second, 20% of them.
 PSREC_BENCH_STATS="$TMP/one.stats" "$PSREC" -e cpu-clock -o "$TMP/one.data" -- "$SPIN" 5 1 2>"$TMP/one.err" ||
 	fail "psrec exited $?: $(cat "$TMP/one.err")"
 one=$(script_samples "$TMP/one.data" | wc -l)
 rates=$(awk -v a="$total" -v ca="$(cpu_s "$TMP/sw.stats")" -v b="$one" -v cb="$(cpu_s "$TMP/one.stats")" \
 	'BEGIN { printf "%.0f %.0f", a / ca, b / cb }')
-awk -v r="$rates" 'BEGIN { split(r, x, " "); d = x[1] - x[2]; if (d < 0) d = -d; exit !(x[2] > 1000 && d <= 0.02 * x[2]) }' ||
-	fail "the chunks hold $total samples, one recording $one: per CPU second of spin $rates (more than 2% apart)"
+awk -v r="$rates" 'BEGIN { split(r, x, " "); d = x[1] - x[2]; if (d < 0) d = -d; exit !(x[2] > 1000 && d <= 0.05 * x[2]) }' ||
+	fail "the chunks hold $total samples, one recording $one: per CPU second of spin $rates (more than 5% apart)"
 echo "ok: ${#files[@]} chunks, $total samples, each chunk read alone; per CPU second of spin $rates (chunks, one file)"
 
 # hotspot's perfparser reads every chunk alone, and resolves spin in each;
