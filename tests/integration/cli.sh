@@ -43,13 +43,15 @@ done
 grep -q "psrec markers" err.txt || fail "markrs should suggest markers: $(cat err.txt)"
 got=0
 "$PSREC" help flamgraph >out.txt 2>err.txt || got=$?
-[ "$got" = 2 ] && grep -q "did you mean \`psrec help flamegraph\`" err.txt ||
+if [ "$got" != 2 ] || ! grep -q "did you mean \`psrec help flamegraph\`" err.txt; then
 	fail "psrec help flamgraph: exit $got: $(cat err.txt)"
+fi
 # Far from every command: plain "command not found".
 got=0
 "$PSREC" nosuchprogramxyz >out.txt 2>err.txt || got=$?
-[ "$got" = 127 ] && grep -q "^psrec: nosuchprogramxyz: command not found$" err.txt ||
+if [ "$got" != 127 ] || ! grep -q "^psrec: nosuchprogramxyz: command not found$" err.txt; then
 	fail "psrec nosuchprogramxyz: exit $got: $(cat err.txt)"
+fi
 need_perf
 # A program that exists is recorded even when its name is close to a
 # command's (a script "fodl" in PATH).
