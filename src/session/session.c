@@ -316,6 +316,8 @@ static void held_low(const struct session *s, struct order *o, const struct read
 /* The held samples up to limit (UINT64_MAX: all) to fn, in time order. */
 static int order_flush(struct session *s, struct order *o, uint64_t limit)
 {
+	if (o->n == 0)
+		return 0;
 	qsort(o->v, o->n, sizeof(*o->v), held_cmp);
 	size_t i = 0;
 	int err = 0;
