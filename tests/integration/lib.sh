@@ -212,7 +212,8 @@ record_cpu() {
 size_at_least() {
 	[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge "$2" ]
 }
-# cpu_ticks PID: user + system CPU time of PID so far, in clock ticks.
+# cpu_ticks PID: user + system CPU time of PID so far (of its threads;
+# PID/task/TID: of the thread TID alone), in clock ticks.
 cpu_ticks() {
 	local stat
 	stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }

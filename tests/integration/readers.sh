@@ -38,9 +38,13 @@ launch_both() { # OPTIONS...: psrec and perf record launch spin the same way
 }
 
 attach_both() { # PSREC_TARGET PERF_TARGET: both attach to a running spin
-	# psrec for 1.5 s of spin's CPU (record_cpu), however busy the machine
+	# psrec for 1.5 s of spin's CPU (record_cpu), however busy the machine:
+	# with -t, of the main thread's own (the process's CPU is three
+	# threads', of which the loaded machine may give the main one little)
+	local who=$pid
+	[ "$mode" != t ] || who=$pid/task/$pid
 	# shellcheck disable=SC2086  # each target is an option and its value ("-p 123")
-	record_cpu 150 "$pid" "$TMP/psrec.err" -F 999 $1 -o "$ps"
+	record_cpu 150 "$who" "$TMP/psrec.err" -F 999 $1 -o "$ps"
 	# shellcheck disable=SC2086  # as above
 	"${PERF_REC[@]}" $2 -o "$pr" -- sleep 1 >/dev/null 2>"$TMP/perf.err" ||
 		fail "perf record $2 failed"
