@@ -10,9 +10,6 @@
 
 #include "cli/command.h"
 
-/* The longest summary psrec --help lays out on one line. */
-#define COMMANDS_SUMMARY_MAX 64
-
 struct commands {
 	const struct cli_command *const *list;
 	size_t n;

@@ -183,17 +183,6 @@ const struct cli_opt *cli_table_find(const struct cli_table *t, int key)
 	return NULL;
 }
 
-void cli_table_spell(const struct cli_opt *o, char *out, size_t size)
-{
-	int letter = cli_table_letter(o);
-	if (letter && o->name)
-		snprintf(out, size, "-%c, --%s", letter, o->name);
-	else if (letter)
-		snprintf(out, size, "-%c", letter);
-	else
-		snprintf(out, size, "--%s", o->name ? o->name : "?");
-}
-
 int cli_table_print(const struct cli_table *t, FILE *f)
 {
 	size_t n = cli_table_help(t, NULL, 0);

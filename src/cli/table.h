@@ -81,7 +81,4 @@ size_t cli_table_help(const struct cli_table *t, char *out, size_t size);
 /* The --help text to f: 0 or -errno. */
 int cli_table_print(const struct cli_table *t, FILE *f);
 
-/* "-i, --input" or "--pid" (for messages). */
-void cli_table_spell(const struct cli_opt *o, char *out, size_t size);
-
 #endif
