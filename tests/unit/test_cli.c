@@ -114,18 +114,6 @@ static void test_cli_getopt_arguments_come_from_the_table(void **state)
 	}
 }
 
-/* Whitespace runs as one space, so that wrapped text can be searched. */
-static void squeeze(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		bool sp = isspace((unsigned char)*r);
-		if (!sp || (w > s && w[-1] != ' '))
-			*w++ = sp ? ' ' : *r;
-	}
-	*w = '\0';
-}
-
 static void test_cli_help_lists_every_row_with_its_default(void **state)
 {
 	(void)state;
@@ -143,7 +131,7 @@ static void test_cli_help_lists_every_row_with_its_default(void **state)
 			if (strcspn(l, "\n") > 80)
 				fail_msg("psrec %s --help: a line over 80 columns: '%.*s'", tb->command,
 					 (int)strcspn(l, "\n"), l);
-		squeeze(text);
+		th_squeeze(text);
 		for (size_t i = 0; i < tb->n; i++) {
 			const struct cli_opt *s = &tb->opts[i];
 			int letter = cli_table_letter(s);
@@ -158,7 +146,7 @@ static void test_cli_help_lists_every_row_with_its_default(void **state)
 				fail_msg("psrec %s --help does not list %s ('%s')", tb->command, row_name(s, nm), want);
 			if (s->def) {
 				snprintf(want, sizeof(want), "(default: %s)", s->def);
-				squeeze(want);
+				th_squeeze(want);
 				if (!strstr(text, want))
 					fail_msg("psrec %s --help does not give %s's default", tb->command, row_name(s, nm));
 			}

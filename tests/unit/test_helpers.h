@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <ctype.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,6 +118,18 @@ static inline void th_put_u32(uint8_t *p, size_t off, uint32_t v)
 static inline void th_put_u16(uint8_t *p, size_t off, uint16_t v)
 {
 	memcpy(p + off, &v, sizeof(v));
+}
+
+/* Whitespace runs in s as one space, so that wrapped text can be searched. */
+static inline void th_squeeze(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		bool sp = isspace((unsigned char)*r);
+		if (!sp || (w > s && w[-1] != ' '))
+			*w++ = sp ? ' ' : *r;
+	}
+	*w = '\0';
 }
 
 static inline int th_all_zero(const uint8_t *p, size_t n)

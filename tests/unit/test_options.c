@@ -1038,18 +1038,6 @@ static void test_options_bad_call_graph_and_max_stack_are_usage_errors(void **st
 
 /* ---- the option table and the texts that list the options ---- */
 
-/* Whitespace runs as one space, so that wrapped text can be searched. */
-static void squeeze(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		bool sp = isspace((unsigned char)*r);
-		if (!sp || (w > s && w[-1] != ' '))
-			*w++ = sp ? ' ' : *r;
-	}
-	*w = '\0';
-}
-
 static void test_options_help_states_the_defaults_options_init_sets(void **state)
 {
 	(void)state;
@@ -1063,7 +1051,7 @@ static void test_options_help_states_the_defaults_options_init_sets(void **state
 
 	char flat[sizeof(h.text)];
 	memcpy(flat, text, len + 1);
-	squeeze(flat);
+	th_squeeze(flat);
 	/* Every row is listed with its default: test_cli.c. */
 	/* The defaults stated are the ones options_init sets. */
 	char def[64];
